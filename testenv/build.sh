@@ -9,4 +9,4 @@ waf="$tree/buildtools/bin/waf"
 if [ ! -f build/c4che/_cache.py ] || [ wscript -nt build/c4che/_cache.py ]; then
 	python3 "$waf" configure >/dev/null
 fi
-python3 "$waf" build -q "$@"
+python3 "$waf" build "$@"

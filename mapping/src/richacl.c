@@ -7,6 +7,7 @@
  * a_entries is never NULL for an allocated acl.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,14 +76,14 @@ static int richacl_grow(struct richacl *acl)
 
 	if (acl->a_count < acl->a_alloc)
 		return 0;
-	if (acl->a_alloc > UINT32_MAX / 2 / sizeof(*entries))
+	if (acl->a_alloc > UINT_MAX / 2)
 		return -ENOMEM;
 	alloc = acl->a_alloc ? acl->a_alloc * 2 : RICHACL_MIN_ALLOC;
-	entries = realloc(acl->a_entries, alloc * sizeof(*entries));
+	entries = reallocarray(acl->a_entries, alloc, sizeof(*entries));
 	if (!entries)
 		return -ENOMEM;
 	memset(entries + acl->a_alloc, 0,
-	       (alloc - acl->a_alloc) * sizeof(*entries));
+	       (size_t)(alloc - acl->a_alloc) * sizeof(*entries));
 	acl->a_entries = entries;
 	acl->a_alloc = alloc;
 	return 0;

@@ -192,8 +192,8 @@ static int xattr_check_strings(const unsigned char *e, unsigned int count,
 
 	if (!unmapped && strings)
 		return xattr_invalid(err,
-			"richacl xattr has %zu bytes after its %u entries, but no entry is unmapped",
-			strings, count);
+			"richacl xattr has %zu byte(s) after its entries, but no entry is unmapped",
+			strings);
 	if (unmapped && !strings)
 		return xattr_invalid(err,
 			"entry %u: unmapped identifier missing (no string area)",
@@ -239,8 +239,8 @@ int richacl_from_xattr(const void *buf, size_t size, struct richacl **aclp,
 	const unsigned char *p = buf, *e;
 	const char *s, *end;
 	struct richacl *acl;
-	unsigned int count, i;
-	size_t strings;
+	unsigned int count = 0, i;
+	size_t strings = 0;
 	int ret;
 
 	ret = xattr_check_layout(p, size, &count, &strings, err);

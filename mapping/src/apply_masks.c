@@ -1,0 +1,491 @@
+/*
+ * apply_masks.c - rewrite a masked acl into an unmasked acl that grants the
+ * same permissions for a given file owner (reference/algorithms.md
+ * sections 0.3 and 4).
+ *
+ * The stages work on entry indexes, never on pointers: inserting an entry
+ * may reallocate the entry array.  Every stage keeps inheritance intact: an
+ * inheritable entry whose effective permissions change is split into an
+ * inherit-only copy (original mask) and an effective copy (new mask).
+ *
+ * Identifiers are compared with richace_is_same_identifier(), so unmapped
+ * identifiers (M9) compare by their string; they are treated like any other
+ * group-class identifier here (they match no process, so whatever is done to
+ * them does not change anybody's access).
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "richacl.h"
+
+#define FLAGS_INHERITANCE_CLEARED \
+	(RICHACE_FILE_INHERIT_ACE | RICHACE_DIRECTORY_INHERIT_ACE | \
+	 RICHACE_NO_PROPAGATE_INHERIT_ACE | RICHACE_INHERIT_ONLY_ACE)
+#define FLAGS_WHO \
+	(RICHACE_SPECIAL_WHO | RICHACE_IDENTIFIER_GROUP | RICHACE_UNMAPPED_WHO)
+
+static struct richace *entry(struct richacl *acl, int i)
+{
+	return &acl->a_entries[i];
+}
+
+static int last_index(const struct richacl *acl)
+{
+	return (int)acl->a_count - 1;
+}
+
+/* the trailing entry, if it is an effective everyone@ entry */
+static struct richace *trailing_everyone(struct richacl *acl)
+{
+	struct richace *ace;
+
+	if (!acl->a_count)
+		return NULL;
+	ace = entry(acl, last_index(acl));
+	if (richace_is_inherit_only(ace) || !richace_is_everyone(ace))
+		return NULL;
+	return ace;
+}
+
+/*
+ * set_effective_mask (section 0.3): give the entry at *cursor the effective
+ * permissions mask without changing what it passes on to children.
+ * Afterwards *cursor names the effective copy, the entry that became
+ * inherit-only, or the entry before a deleted one (possibly -1), so that
+ * advancing by one continues a forward walk correctly.
+ */
+static int set_effective_mask(struct richacl *acl, int *cursor, uint32_t mask)
+{
+	struct richace *ace = entry(acl, *cursor);
+	int ret;
+
+	if (mask && mask == ace->e_mask) {
+		ace->e_flags &= ~RICHACE_INHERIT_ONLY_ACE;
+	} else if (mask & ~RICHACE_POSIX_ALWAYS_ALLOWED) {
+		if (richace_is_inheritable(ace)) {
+			ret = richacl_insert_entry(acl, *cursor, ace);
+			if (ret)
+				return ret;
+			entry(acl, *cursor)->e_flags |= RICHACE_INHERIT_ONLY_ACE;
+			(*cursor)++;
+			entry(acl, *cursor)->e_flags &= ~FLAGS_INHERITANCE_CLEARED;
+		}
+		entry(acl, *cursor)->e_mask = mask;
+	} else {
+		if (richace_is_inheritable(ace)) {
+			ace->e_flags |= RICHACE_INHERIT_ONLY_ACE;
+		} else {
+			richacl_delete_entry(acl, *cursor);
+			(*cursor)--;
+		}
+	}
+	return 0;
+}
+
+/* set_effective_mask() for callers that do not continue a walk */
+static int set_effective_mask_at(struct richacl *acl, int i, uint32_t mask)
+{
+	return set_effective_mask(acl, &i, mask);
+}
+
+/*
+ * Insert before position pos a new entry for the identifier of who, with no
+ * inheritance flags.
+ */
+static int insert_for_who(struct richacl *acl, int pos, const struct richace *who,
+			  uint16_t type, uint32_t mask)
+{
+	struct richace ace = {
+		.e_type = type,
+		.e_flags = who->e_flags & FLAGS_WHO,
+		.e_mask = mask,
+		.e_id = who->e_id,
+		.e_who = who->e_who,	/* duplicated by richacl_insert_entry */
+	};
+
+	return richacl_insert_entry(acl, pos, &ace);
+}
+
+static int insert_special(struct richacl *acl, int pos, uint32_t special_id,
+			  uint16_t type, uint32_t mask)
+{
+	struct richace who = {
+		.e_flags = RICHACE_SPECIAL_WHO,
+		.e_id = special_id,
+	};
+
+	return insert_for_who(acl, pos, &who, type, mask);
+}
+
+/*
+ * A private copy of an entry's identifier: the helpers below may split
+ * entries, which moves them in the array.
+ */
+static int copy_identifier(struct richace *who, const struct richace *ace)
+{
+	*who = (struct richace){ 0 };
+	if (richace_copy(who, ace))
+		return -ENOMEM;
+	who->e_flags &= FLAGS_WHO;
+	return 0;
+}
+
+static void free_identifier(struct richace *who)
+{
+	free(who->e_who);
+	who->e_who = NULL;
+}
+
+/* ---- stage 1: at most one effective everyone@ entry, last, an allow ---- */
+
+static int move_everyone_aces_down(struct richacl *acl)
+{
+	uint32_t allowed = 0, denied = 0;
+	struct richace *ace;
+	int i, ret;
+
+	for (i = 0; i < (int)acl->a_count; i++) {
+		ace = entry(acl, i);
+		if (richace_is_inherit_only(ace))
+			continue;
+		if (richace_is_everyone(ace)) {
+			if (richace_is_allow(ace))
+				allowed |= ace->e_mask & ~denied;
+			else if (richace_is_deny(ace))
+				denied |= ace->e_mask & ~allowed;
+			else
+				continue;
+			ret = set_effective_mask(acl, &i, 0);
+		} else if (richace_is_allow(ace)) {
+			ret = set_effective_mask(acl, &i, allowed | (ace->e_mask & ~denied));
+		} else if (richace_is_deny(ace)) {
+			ret = set_effective_mask(acl, &i, denied | (ace->e_mask & ~allowed));
+		} else {
+			continue;
+		}
+		if (ret)
+			return ret;
+	}
+
+	if (allowed & ~RICHACE_POSIX_ALWAYS_ALLOWED) {
+		if (acl->a_count) {
+			ace = entry(acl, last_index(acl));
+			if (richace_is_everyone(ace) && richace_is_allow(ace) &&
+			    richace_is_inherit_only(ace) && ace->e_mask == allowed) {
+				ace->e_flags &= ~RICHACE_INHERIT_ONLY_ACE;
+				return 0;
+			}
+		}
+		return insert_special(acl, (int)acl->a_count, RICHACE_EVERYONE_SPECIAL_ID,
+				      RICHACE_ACCESS_ALLOWED_ACE_TYPE, allowed);
+	}
+	return 0;
+}
+
+/* ---- stage 2: grant the owner / group class explicitly what they get from
+ *      the trailing everyone@ entry and their masks allow ---- */
+
+static int propagate_for(struct richacl *acl, const struct richace *who,
+			 uint32_t allow)
+{
+	struct richace *ace, *trailing;
+	int i, last_allow = -1;
+
+	for (i = 0; i < (int)acl->a_count; i++) {
+		ace = entry(acl, i);
+		if (richace_is_inherit_only(ace))
+			continue;
+		if (richace_is_allow(ace) && richace_is_same_identifier(ace, who)) {
+			allow &= ~ace->e_mask;
+			last_allow = i;
+		} else if (richace_is_deny(ace)) {
+			if (richace_is_same_identifier(ace, who))
+				allow &= ~ace->e_mask;
+			else if (allow & ace->e_mask)
+				/* cannot widen an allow past another's deny */
+				last_allow = -1;
+		}
+	}
+
+	trailing = entry(acl, last_index(acl));
+	if (!richace_is_owner(who) && richace_is_everyone(trailing) &&
+	    !(allow & ~(trailing->e_mask & acl->a_other_mask)))
+		allow = 0;	/* still granted by the trailing entry */
+	if (!allow)
+		return 0;
+	if (last_allow >= 0)
+		return set_effective_mask_at(acl, last_allow,
+					     entry(acl, last_allow)->e_mask | allow);
+	return insert_for_who(acl, last_index(acl), who,
+			      RICHACE_ACCESS_ALLOWED_ACE_TYPE, allow);
+}
+
+static int propagate_everyone(struct richacl *acl)
+{
+	const struct richace owner = {
+		.e_flags = RICHACE_SPECIAL_WHO, .e_id = RICHACE_OWNER_SPECIAL_ID,
+	};
+	const struct richace group = {
+		.e_flags = RICHACE_SPECIAL_WHO, .e_id = RICHACE_GROUP_SPECIAL_ID,
+	};
+	struct richace *trailing = trailing_everyone(acl);
+	uint32_t owner_allow, group_allow;
+	struct richace who;
+	int n, ret;
+
+	if (!trailing)
+		return 0;
+	owner_allow = trailing->e_mask & acl->a_owner_mask;
+	group_allow = trailing->e_mask & acl->a_group_mask;
+
+	if (owner_allow & ~(acl->a_group_mask & acl->a_other_mask)) {
+		ret = propagate_for(acl, &owner, owner_allow);
+		if (ret)
+			return ret;
+	}
+	if (group_allow & ~acl->a_other_mask) {
+		ret = propagate_for(acl, &group, group_allow);
+		if (ret)
+			return ret;
+		for (n = last_index(acl) - 1; n >= 0; n--) {
+			const struct richace *ace = entry(acl, n);
+
+			if (richace_is_inherit_only(ace) || richace_is_owner(ace) ||
+			    richace_is_group(ace))
+				continue;
+			if (copy_identifier(&who, ace))
+				return -ENOMEM;
+			ret = propagate_for(acl, &who, group_allow);
+			free_identifier(&who);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+/* ---- stage 3: apply the masks to the allow entries ---- */
+
+static int mask_entries(struct richacl *acl, uint32_t owner)
+{
+	struct richace *ace;
+	uint32_t mask;
+	int i, ret;
+
+	for (i = 0; i < (int)acl->a_count; i++) {
+		ace = entry(acl, i);
+		if (richace_is_inherit_only(ace) || !richace_is_allow(ace))
+			continue;
+		if (richace_is_owner(ace) ||
+		    (richace_is_unix_user(ace) && ace->e_id == owner))
+			mask = acl->a_owner_mask;
+		else if (richace_is_everyone(ace))
+			mask = acl->a_other_mask;
+		else
+			mask = acl->a_group_mask;
+		ret = set_effective_mask(acl, &i, ace->e_mask & mask);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* ---- stage 4: write-through grants "other" exactly the other mask ---- */
+
+static int set_other_permissions(struct richacl *acl, uint32_t *added)
+{
+	uint32_t other = acl->a_other_mask & ~RICHACE_POSIX_ALWAYS_ALLOWED;
+	struct richace *trailing;
+
+	*added = 0;
+	if (!(acl->a_flags & RICHACL_WRITE_THROUGH) || !other)
+		return 0;
+	*added = other;
+	trailing = trailing_everyone(acl);
+	if (!trailing)
+		return insert_special(acl, (int)acl->a_count, RICHACE_EVERYONE_SPECIAL_ID,
+				      RICHACE_ACCESS_ALLOWED_ACE_TYPE, other);
+	*added &= ~trailing->e_mask;
+	return set_effective_mask_at(acl, last_index(acl), other);
+}
+
+/* ---- stage 5: deny the group class what only "other" may have ---- */
+
+static int isolate_who(struct richacl *acl, const struct richace *who, uint32_t deny)
+{
+	struct richace *ace;
+	int n;
+
+	/* bits already allowed or denied to who explicitly need nothing */
+	richacl_for_each_entry(ace, acl) {
+		if (!richace_is_inherit_only(ace) && richace_is_same_identifier(ace, who))
+			deny &= ~ace->e_mask;
+	}
+	if (!deny)
+		return 0;
+
+	/* extend an earlier deny for who, unless an allow for the bits intervenes */
+	for (n = last_index(acl) - 1; n >= 0; n--) {
+		ace = entry(acl, n);
+		if (richace_is_inherit_only(ace))
+			continue;
+		if (richace_is_deny(ace) && richace_is_same_identifier(ace, who))
+			return set_effective_mask_at(acl, n, ace->e_mask | deny);
+		if (richace_is_allow(ace) && (ace->e_mask & deny))
+			break;
+	}
+	return insert_for_who(acl, last_index(acl), who,
+			      RICHACE_ACCESS_DENIED_ACE_TYPE, deny);
+}
+
+static int isolate_group_class(struct richacl *acl, uint32_t added)
+{
+	const struct richace group = {
+		.e_flags = RICHACE_SPECIAL_WHO, .e_id = RICHACE_GROUP_SPECIAL_ID,
+	};
+	struct richace *trailing = trailing_everyone(acl);
+	struct richace who;
+	uint32_t deny;
+	int n, ret;
+
+	if (!trailing)
+		return 0;
+	deny = added | (trailing->e_mask & ~acl->a_group_mask);
+	if (!deny)
+		return 0;
+	ret = isolate_who(acl, &group, deny);
+	if (ret)
+		return ret;
+	for (n = last_index(acl) - 1; n >= 0; n--) {
+		const struct richace *ace = entry(acl, n);
+
+		if (richace_is_inherit_only(ace) || richace_is_owner(ace) ||
+		    richace_is_group(ace))
+			continue;
+		if (copy_identifier(&who, ace))
+			return -ENOMEM;
+		ret = isolate_who(acl, &who, deny);
+		free_identifier(&who);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* ---- stage 6: write-through grants the owner exactly the owner mask ---- */
+
+static int set_owner_permissions(struct richacl *acl)
+{
+	uint32_t owner = acl->a_owner_mask & ~RICHACE_POSIX_ALWAYS_ALLOWED;
+	uint32_t denied = 0;
+	struct richace *ace;
+	int i, ret;
+
+	if (!(acl->a_flags & RICHACL_WRITE_THROUGH))
+		return 0;
+
+	/* inherit-only entries included (section 4.8) */
+	for (i = 0; i < (int)acl->a_count; i++) {
+		ace = entry(acl, i);
+		if (richace_is_owner(ace)) {
+			if (richace_is_allow(ace) && !(owner & denied)) {
+				ret = set_effective_mask(acl, &i, owner);
+				owner = 0;	/* the first usable owner@ allow takes it all */
+			} else {
+				ret = set_effective_mask(acl, &i, 0);
+			}
+			if (ret)
+				return ret;
+		} else if (richace_is_deny(ace)) {
+			denied |= ace->e_mask;
+		}
+	}
+	if (owner & (denied | ~acl->a_other_mask | ~acl->a_group_mask))
+		return insert_special(acl, 0, RICHACE_OWNER_SPECIAL_ID,
+				      RICHACE_ACCESS_ALLOWED_ACE_TYPE, owner);
+	return 0;
+}
+
+/* ---- stage 7: deny the owner what the owner mask does not allow ---- */
+
+static int isolate_owner_class(struct richacl *acl)
+{
+	uint32_t allowed = 0, deny;
+	struct richace *ace;
+	int i;
+
+	richacl_for_each_entry_reverse(ace, acl) {
+		if (richace_is_inherit_only(ace))
+			continue;
+		if (richace_is_allow(ace))
+			allowed |= ace->e_mask;
+		else if (richace_is_deny(ace) && richace_is_everyone(ace))
+			allowed &= ~ace->e_mask;
+	}
+	deny = allowed & ~acl->a_owner_mask;
+	if (!deny)
+		return 0;
+
+	for (i = 0; i < (int)acl->a_count; i++) {
+		ace = entry(acl, i);
+		if (richace_is_inherit_only(ace))
+			continue;
+		if (richace_is_allow(ace))
+			break;
+		if (richace_is_owner(ace))
+			return set_effective_mask_at(acl, i, ace->e_mask | deny);
+	}
+	return insert_special(acl, 0, RICHACE_OWNER_SPECIAL_ID,
+			      RICHACE_ACCESS_DENIED_ACE_TYPE, deny);
+}
+
+static int apply_masks_in_place(struct richacl *acl, uint32_t owner)
+{
+	uint32_t added;
+	int ret;
+
+	ret = move_everyone_aces_down(acl);
+	if (!ret)
+		ret = propagate_everyone(acl);
+	if (!ret)
+		ret = mask_entries(acl, owner);
+	if (!ret)
+		ret = set_other_permissions(acl, &added);
+	if (!ret)
+		ret = isolate_group_class(acl, added);
+	if (!ret)
+		ret = set_owner_permissions(acl);
+	if (!ret)
+		ret = isolate_owner_class(acl);
+	if (!ret)
+		acl->a_flags &= ~(RICHACL_MASKED | RICHACL_WRITE_THROUGH);
+	return ret;
+}
+
+/*
+ * Turn a masked acl into the equivalent unmasked acl for a file owned by
+ * owner (M2).  The mask fields are left as they were (now without effect);
+ * an acl without the masked flag is returned unchanged.  On error (-ENOMEM,
+ * or -EINVAL for a NULL acl) *acl_p is untouched.
+ */
+int richacl_apply_masks(struct richacl **acl_p, uint32_t owner)
+{
+	struct richacl *acl;
+	int ret;
+
+	if (!acl_p || !*acl_p)
+		return -EINVAL;
+	if (!((*acl_p)->a_flags & RICHACL_MASKED))
+		return 0;
+	acl = richacl_clone(*acl_p);
+	if (!acl)
+		return -ENOMEM;
+	ret = apply_masks_in_place(acl, owner);
+	if (ret) {
+		richacl_free(acl);
+		return ret;
+	}
+	richacl_free(*acl_p);
+	*acl_p = acl;
+	return 0;
+}

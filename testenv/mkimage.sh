@@ -1,0 +1,71 @@
+#!/bin/bash
+# Create the ext4 disk images for the in-guest tests.
+#
+#   testenv/mkimage.sh DIR
+#
+# Writes two fresh raw images into DIR and prints their paths, one per line:
+#   DIR/richacl.img   ext4 with the richacl incompat feature bit 0x40000 set
+#                     (EXT4_FEATURE_INCOMPAT_RICHACL of this project's series)
+#   DIR/plain.img     ext4 without it (POSIX ACLs, for comparison)
+# The images are copied (sparse) from templates cached under
+# /var/cache/richacl/testenv/images/<hash of this script and mke2fs version>/.
+#
+# Stock e2fsprogs 1.47 has no name for bit 18; debugfs sets it as FEATURE_I18.
+# e2fsck refuses such a file system (unsupported feature), so it is not run on
+# the richacl image.  Never mount these images on the host.
+set -euo pipefail
+
+SIZE_MB=${RICHACL_IMAGE_MB:-128}
+RICHACL_BIT=$((0x40000))
+
+[ $# -eq 1 ] || { echo "usage: $0 DIR" >&2; exit 2; }
+out=$1
+
+mke2fs_version=$(mke2fs -V 2>&1 | head -n1)
+key=$( (cat "$0"; echo "$mke2fs_version $SIZE_MB") | sha256sum | cut -c1-16)
+cache=/var/cache/richacl/testenv/images/$key
+
+incompat_bits() {	# image -> s_feature_incompat (superblock at 1024, field at 0x60)
+	od -A n -t u4 -j $((1024 + 0x60)) -N 4 "$1" | tr -d ' '
+}
+
+make_template() {	# image richacl(0|1)
+	local img=$1 rich=$2
+	rm -f "$img"
+	truncate -s "${SIZE_MB}M" "$img"
+	mkfs.ext4 -q -F -L "$([ "$rich" = 1 ] && echo richacl || echo plain)" \
+		-E root_owner=0:0 "$img"
+	if [ "$rich" = 1 ]; then
+		debugfs -w -R "feature FEATURE_I18" "$img" >/dev/null 2>&1
+		dumpe2fs -f -h "$img" 2>/dev/null | grep -q '^Filesystem features:.*FEATURE_I18' || {
+			echo "mkimage: debugfs did not set FEATURE_I18 on $img" >&2
+			return 1
+		}
+		[ $(( $(incompat_bits "$img") & RICHACL_BIT )) -ne 0 ] || {
+			echo "mkimage: incompat bit 0x40000 not set on $img" >&2
+			return 1
+		}
+	else
+		[ $(( $(incompat_bits "$img") & RICHACL_BIT )) -eq 0 ] || {
+			echo "mkimage: plain image unexpectedly has bit 0x40000" >&2
+			return 1
+		}
+		e2fsck -fn "$img" >/dev/null 2>&1 || {
+			echo "mkimage: e2fsck found problems in $img" >&2
+			return 1
+		}
+	fi
+}
+
+if [ ! -f "$cache/done" ]; then
+	mkdir -p "$cache"
+	make_template "$cache/richacl.img" 1
+	make_template "$cache/plain.img" 0
+	touch "$cache/done"
+fi
+
+mkdir -p "$out"
+for name in richacl plain; do
+	cp --sparse=always "$cache/$name.img" "$out/$name.img"
+	echo "$(cd "$out" && pwd)/$name.img"
+done

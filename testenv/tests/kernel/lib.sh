@@ -1,0 +1,183 @@
+# Helpers for the in-guest kernel suite (sourced by run.sh; bash).
+#
+# Output is one line per check:
+#     ok <ID> [<rule>] <description>
+#     FAIL <ID> [<rule>] <description>: <details>
+# optionally followed by "# ..." diagnostic lines, and a final
+#     N passed, N failed
+# IDs are <GROUP>-<n>, numbered in the order the checks appear in the group.
+
+PASS=0
+FAIL=0
+GROUP=""
+RULE=""
+NCHECK=0
+
+# Users of SEMANTICS.md section 2 (created by testenv/guest/init.sh).
+declare -A UID_OF=([root]=0 [alice]=1001 [bob]=1002 [carol]=1003)
+STAFF=2000
+
+group_begin() {	# ID "rule reference"
+	GROUP=$1
+	RULE=$2
+	NCHECK=0
+}
+
+_id() {
+	NCHECK=$((NCHECK + 1))
+	echo "$GROUP-$NCHECK"
+}
+
+pass() {	# description
+	PASS=$((PASS + 1))
+	echo "ok $(_id) [$RULE] $1"
+}
+
+fail() {	# description details [diagnostic lines...]
+	local desc=$1 details=$2
+	shift 2
+	FAIL=$((FAIL + 1))
+	echo "FAIL $(_id) [$RULE] $desc: $details"
+	local l
+	for l in "$@"; do
+		printf '%s\n' "$l" | sed 's/^/#   /'
+	done
+}
+
+# Run a command as one of the test users (or a bare numeric uid without
+# supplementary groups).  bob and carol carry the staff group.
+as() {
+	local who=$1
+	shift
+	case "$who" in
+	root) "$@" ;;
+	alice) setpriv --reuid=1001 --regid=1001 --clear-groups "$@" ;;
+	bob) setpriv --reuid=1002 --regid=1002 --groups=$STAFF "$@" ;;
+	carol) setpriv --reuid=1003 --regid=1003 --groups=$STAFF "$@" ;;
+	[0-9]*) setpriv --reuid="$who" --regid="$who" --clear-groups "$@" ;;
+	*) echo "as: unknown user $who" >&2; return 2 ;;
+	esac
+}
+
+_outcome_matches() {	# want got
+	case "$1" in
+	DENIED) [ "$2" = EACCES ] || [ "$2" = EPERM ] ;;
+	*) [ "$1" = "$2" ] ;;
+	esac
+}
+
+# expect WANT WHO "description" kt-op args...
+#   Runs one system call through the kt helper as WHO.  WANT is OK, DENIED
+#   (EACCES or EPERM), or an errno name.
+expect() {
+	local want=$1 who=$2 desc=$3
+	shift 3
+	local got
+	got=$(as "$who" "$KT" "$@" 2>&1 | head -n1)
+	got=${got%% *}
+	if _outcome_matches "$want" "$got"; then
+		pass "$desc"
+	else
+		fail "$desc" "as $who: $* -> expected $want, got ${got:-nothing}"
+	fi
+}
+
+# expect_sh WANT WHO "description" shell-command [args...]
+#   Runs "bash -c shell-command _ args..." as WHO.  WANT is OK (exit 0) or
+#   DENIED (non-zero exit and "Permission denied" or "Operation not permitted"
+#   on stderr).
+expect_sh() {
+	local want=$1 who=$2 desc=$3 script=$4
+	shift 4
+	local err rc
+	err=$(as "$who" bash -c "$script" _ "$@" 2>&1 >/dev/null)
+	rc=$?
+	local got=OK
+	if [ $rc -ne 0 ]; then
+		case "$err" in
+		*"Permission denied"*|*"Operation not permitted"*) got=DENIED ;;
+		*) got="exit $rc" ;;
+		esac
+	fi
+	if [ "$got" = "$want" ]; then
+		pass "$desc"
+	else
+		fail "$desc" "as $who: $script -> expected $want, got $got" "$err"
+	fi
+}
+
+check_eq() {	# "description" expected actual
+	if [ "$2" = "$3" ]; then
+		pass "$1"
+	else
+		fail "$1" "expected '$2', got '$3'"
+	fi
+}
+
+# check_text "description" "expected text" command [args...]
+#   Compares stdout+stderr of the command (run as root) with the text.
+check_text() {
+	local desc=$1 want=$2
+	shift 2
+	local got
+	got=$("$@" 2>&1)
+	if [ "$got" = "$want" ]; then
+		pass "$desc"
+	else
+		fail "$desc" "output of '$*' differs (- expected, + actual)" \
+			"$(diff <(printf '%s\n' "$want") <(printf '%s\n' "$got") | grep '^[<>]' |
+				sed -e 's/^</-/' -e 's/^>/+/')"
+	fi
+}
+
+# Setup step (as root): silent on success, a FAIL line on failure.
+S() {
+	local out
+	if ! out=$("$@" 2>&1); then
+		FAIL=$((FAIL + 1))
+		echo "FAIL $GROUP-setup [$RULE] setup step failed: $*" 
+		printf '%s\n' "$out" | sed 's/^/#   /'
+		return 1
+	fi
+}
+
+# setacl TEXT PATH...  (setup: setrichacl --set as root)
+setacl() {
+	local text=$1
+	shift
+	S "$SETRICHACL" --set "$text" "$@"
+}
+
+mode_of() { stat -c %a "$1"; }
+owner_of() { stat -c %u:%g "$1"; }
+
+# The raw system.richacl value in hex, or the errno name when there is none.
+xattr_of() {
+	local out
+	out=$("$KT" getxattr "$1" system.richacl)
+	case "$out" in
+	"OK "*) echo "${out#OK }" ;;
+	*) echo "$out" ;;
+	esac
+}
+
+# Groups that need the richacl file system call this first.
+require_richacl() {
+	if [ "$RICH_OK" != 1 ]; then
+		FAIL=$((FAIL + 1))
+		echo "FAIL $GROUP-all [$RULE] not run: $RICH_WHY"
+		return 1
+	fi
+	if [ ! -x "$SETRICHACL" ] || [ ! -x "$GETRICHACL" ]; then
+		FAIL=$((FAIL + 1))
+		echo "FAIL $GROUP-all [$RULE] not run: getrichacl/setrichacl not found in $TOOLS"
+		return 1
+	fi
+}
+
+# A fresh, empty directory for a group: mkdir_fresh PATH
+fresh_dir() {
+	rm -rf "$1"
+	mkdir -p "$1"
+	chmod 0755 "$1"
+}

@@ -1,0 +1,85 @@
+#!/bin/bash
+# In-guest kernel test suite for richacl semantics (SEMANTICS.md section 3).
+# Runs as root inside the QEMU guest (testenv/run-kernel-tests.sh boots it).
+#
+#   run.sh [--kt PATH] [--tools DIR] [--rich DEV] [--plain DEV] [GROUP...]
+#
+#   --kt PATH     the kt syscall helper (built from kt.c on the host)
+#   --tools DIR   directory holding getrichacl and setrichacl (default: the
+#                 repository's build/ directory)
+#   --rich DEV    block device with the richacl ext4 image (default /dev/vda)
+#   --plain DEV   block device with the plain ext4 image (default /dev/vdb)
+#   GROUP...      run only these groups (function names below, e.g. create)
+#
+# Prints one "ok"/"FAIL" line per check and ends with "N passed, N failed";
+# exits non-zero if anything failed.
+set -u
+here=$(dirname "$(readlink -f "$0")")
+TOOLS=$(readlink -f "$here/../../../build")
+KT=""
+RICH_DEV=/dev/vda
+PLAIN_DEV=/dev/vdb
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--kt) KT=$2; shift 2 ;;
+	--tools) TOOLS=$2; shift 2 ;;
+	--rich) RICH_DEV=$2; shift 2 ;;
+	--plain) PLAIN_DEV=$2; shift 2 ;;
+	--) shift; break ;;
+	-*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
+GETRICHACL=$TOOLS/getrichacl
+SETRICHACL=$TOOLS/setrichacl
+[ -x "$KT" ] || { echo "run.sh: the kt helper is missing (--kt)" >&2; exit 2; }
+[ "$(id -u)" = 0 ] || { echo "run.sh: must run as root (in the guest)" >&2; exit 2; }
+
+export LC_ALL=C
+umask 022
+
+. "$here/lib.sh"
+for f in "$here"/t-*.sh; do
+	. "$f"
+done
+
+R=/mnt/rich	# the richacl file system
+P=/mnt/plain	# the plain ext4 file system (POSIX ACLs)
+mkdir -p "$R" "$P"
+
+RICH_OK=0
+RICH_WHY="the richacl ext4 image did not mount"
+if out=$(mount -t ext4 "$RICH_DEV" "$R" 2>&1); then
+	RICH_OK=1
+	RICH_WHY=""
+else
+	RICH_WHY="mount -t ext4 $RICH_DEV failed: $out $(dmesg | grep -i 'EXT4-fs' | tail -n1)"
+fi
+PLAIN_OK=0
+mount -t ext4 "$PLAIN_DEV" "$P" 2>/dev/null && PLAIN_OK=1
+
+GROUPS_ALL=(mount posix mode_plain mode_rich create delete rename write_acl write_owner
+	write_attributes append owner_narrow chmod inherit auto_inherit equiv rcu invalid
+	unmapped dmesg)
+if [ $# -gt 0 ]; then
+	groups=("$@")
+else
+	groups=("${GROUPS_ALL[@]}")
+fi
+
+start=$(cut -d' ' -f1 /proc/uptime)
+for g in "${groups[@]}"; do
+	if ! declare -F "t_$g" >/dev/null; then
+		echo "run.sh: unknown group $g (known: ${GROUPS_ALL[*]})" >&2
+		exit 2
+	fi
+	cd /
+	"t_$g"
+done
+cd /
+end=$(cut -d' ' -f1 /proc/uptime)
+echo "# suite time: $(echo "$end - $start" | bc) s"
+[ "$RICH_OK" = 1 ] && umount "$R"
+[ "$PLAIN_OK" = 1 ] && umount "$P"
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" -eq 0 ]

@@ -1,0 +1,1090 @@
+/*
+ * vfs_richacl: Windows security descriptors stored as Linux richacls
+ *
+ * The module keeps NT ACLs in the system.richacl extended attribute of a
+ * filesystem whose kernel enforces richacls, so that the kernel checks the
+ * same ACL as smbd, for SMB clients and local users alike.
+ *
+ * This file is glue: it converts Samba's security descriptors to and from
+ * the mapping library's struct nt_sd (mapping/include/richacl_ntsd.h),
+ * resolves SIDs through Samba's idmap, does the xattr I/O through the next
+ * VFS module and maps errors to NTSTATUS.  The mapping rules (M1-M13) live
+ * in the library; see docs/vfs_richacl.8 for the behaviour and options.
+ *
+ * Copyright (C) 2026 the richacl project
+ *
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License as published by
+ * the Free Software Foundation; either version 3 of the License, or
+ * (at your option) any later version.
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, see <http://www.gnu.org/licenses/>.
+ */
+
+#include "includes.h"
+#include "system/filesys.h"
+#include "smbd/smbd.h"
+#include "librpc/gen_ndr/idmap.h"
+#include "librpc/gen_ndr/ndr_security.h"
+#include "../libcli/security/security.h"
+#include "passdb/lookup_sid.h"
+
+#include "richacl.h"
+#include "richacl_ntsd.h"
+
+#undef DBGC_CLASS
+#define DBGC_CLASS DBGC_ACLS
+
+/* What to do when smbd changes the mode of a file that has a richacl. */
+enum richacl_chmod_mode {
+	RICHACL_CHMOD_IGNORE,	/* keep the acl; apply only setuid/setgid/sticky */
+	RICHACL_CHMOD_APPLY,	/* let the kernel apply the mode to the masks */
+};
+
+static const struct enum_list richacl_chmod_modes[] = {
+	{ RICHACL_CHMOD_IGNORE, "ignore" },
+	{ RICHACL_CHMOD_APPLY, "apply" },
+	{ -1, NULL },
+};
+
+struct richacl_config {
+	enum richacl_chmod_mode chmod_mode;
+	bool fix_create_masks;
+	bool warned_unsupported;
+};
+
+/*
+ * Per-fsp marker: the file was created by this open with the entries
+ * inherited from its parent; the one chmod smbd issues right after the
+ * create (to apply "create mask") must not cut them.
+ */
+struct richacl_fsp_ext {
+	bool created_with_inheritance;
+};
+
+#define RICHACL_PERM_BITS (S_IRWXU | S_IRWXG | S_IRWXO)
+#define RICHACL_SPECIAL_BITS (S_ISUID | S_ISGID | S_ISVTX)
+
+static bool richacl_errno_unsupported(int err)
+{
+	return err == ENOTSUP || err == EOPNOTSUPP;
+}
+
+/* ---- library objects owned by a talloc context ------------------------- */
+
+struct richacl_owner {
+	struct richacl *acl;
+};
+
+static int richacl_owner_destructor(struct richacl_owner *o)
+{
+	richacl_free(o->acl);
+	return 0;
+}
+
+/* Hand acl (malloc'ed by the library) to mem_ctx; frees acl on failure. */
+static bool richacl_talloc_own(TALLOC_CTX *mem_ctx, struct richacl *acl)
+{
+	struct richacl_owner *o = talloc(mem_ctx, struct richacl_owner);
+
+	if (o == NULL) {
+		richacl_free(acl);
+		return false;
+	}
+	o->acl = acl;
+	talloc_set_destructor(o, richacl_owner_destructor);
+	return true;
+}
+
+struct nt_sd_owner {
+	struct nt_sd *sd;
+};
+
+static int nt_sd_owner_destructor(struct nt_sd_owner *o)
+{
+	nt_sd_free(o->sd);
+	return 0;
+}
+
+static bool nt_sd_talloc_own(TALLOC_CTX *mem_ctx, struct nt_sd *sd)
+{
+	struct nt_sd_owner *o = talloc(mem_ctx, struct nt_sd_owner);
+
+	if (o == NULL) {
+		nt_sd_free(sd);
+		return false;
+	}
+	o->sd = sd;
+	talloc_set_destructor(o, nt_sd_owner_destructor);
+	return true;
+}
+
+/* ---- SIDs and the resolver ----------------------------------------------- */
+
+static void richacl_nt_sid_to_dom_sid(const struct nt_sid *in,
+				      struct dom_sid *out)
+{
+	uint8_t i;
+
+	*out = (struct dom_sid) {
+		.sid_rev_num = in->revision,
+		.num_auths = in->num_auths,
+	};
+	memcpy(out->id_auth, in->id_auth, sizeof(out->id_auth));
+	for (i = 0; i < in->num_auths && i < ARRAY_SIZE(out->sub_auths); i++) {
+		out->sub_auths[i] = in->sub_auths[i];
+	}
+}
+
+static bool richacl_dom_sid_to_nt_sid(const struct dom_sid *in,
+				      struct nt_sid *out)
+{
+	int8_t i;
+
+	if (in->num_auths < 0 || in->num_auths > NT_SID_MAX_SUB_AUTHS) {
+		return false;
+	}
+	*out = (struct nt_sid) {
+		.revision = in->sid_rev_num,
+		.num_auths = in->num_auths,
+	};
+	memcpy(out->id_auth, in->id_auth, sizeof(out->id_auth));
+	for (i = 0; i < in->num_auths; i++) {
+		out->sub_auths[i] = in->sub_auths[i];
+	}
+	return true;
+}
+
+static int richacl_resolve_sid(void *ctx, const struct nt_sid *sid,
+			       enum richacl_id_type *type, uint32_t *id)
+{
+	struct dom_sid dsid;
+	struct unixid uxid = { .type = ID_TYPE_NOT_SPECIFIED };
+
+	richacl_nt_sid_to_dom_sid(sid, &dsid);
+	if (!sids_to_unixids(&dsid, 1, &uxid)) {
+		return -EIO;
+	}
+	switch (uxid.type) {
+	case ID_TYPE_UID:
+		*type = RICHACL_ID_UID;
+		break;
+	case ID_TYPE_GID:
+		*type = RICHACL_ID_GID;
+		break;
+	case ID_TYPE_BOTH:
+		*type = RICHACL_ID_BOTH;
+		break;
+	default:
+		return -ENOENT;
+	}
+	*id = uxid.id;
+	return 0;
+}
+
+static int richacl_resolve_uid(void *ctx, uint32_t uid, struct nt_sid *sid)
+{
+	struct dom_sid dsid;
+
+	/* Falls back to S-1-22-1-uid for uids idmap does not know. */
+	uid_to_sid(&dsid, (uid_t)uid);
+	if (is_null_sid(&dsid) || !richacl_dom_sid_to_nt_sid(&dsid, sid)) {
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static int richacl_resolve_gid(void *ctx, uint32_t gid, struct nt_sid *sid)
+{
+	struct dom_sid dsid;
+
+	/* Falls back to S-1-22-2-gid for gids idmap does not know. */
+	gid_to_sid(&dsid, (gid_t)gid);
+	if (is_null_sid(&dsid) || !richacl_dom_sid_to_nt_sid(&dsid, sid)) {
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static const struct richacl_resolver richacl_samba_resolver = {
+	.ctx = NULL,
+	.sid_to_id = richacl_resolve_sid,
+	.uid_to_sid = richacl_resolve_uid,
+	.gid_to_sid = richacl_resolve_gid,
+};
+
+/* ---- security descriptor conversion ------------------------------------- */
+
+/*
+ * Samba's descriptor -> the library's.  Only the DACL and the control flags
+ * matter for richacl_from_nt_sd(); owner and group are passed as uid/gid.
+ */
+static NTSTATUS richacl_sd_to_nt_sd(TALLOC_CTX *mem_ctx,
+				    const struct security_descriptor *psd,
+				    struct nt_sd **_ntsd)
+{
+	struct nt_sd *ntsd = NULL;
+	uint32_t i;
+
+	ntsd = nt_sd_alloc();
+	if (ntsd == NULL || !nt_sd_talloc_own(mem_ctx, ntsd)) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	ntsd->revision = psd->revision;
+	ntsd->control = psd->type;
+
+	if (psd->dacl == NULL) {
+		/* A NULL DACL: the library maps it (M10). */
+		ntsd->control |= NT_SD_DACL_PRESENT;
+		*_ntsd = ntsd;
+		return NT_STATUS_OK;
+	}
+
+	/*
+	 * In Samba a non-NULL dacl pointer is a present DACL, whatever the
+	 * control word says (make_sec_desc() and the NDR marshalling agree).
+	 */
+	ntsd->control |= NT_SD_DACL_PRESENT;
+	ntsd->dacl = nt_acl_alloc(psd->dacl->num_aces);
+	if (ntsd->dacl == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	ntsd->dacl->revision = psd->dacl->revision;
+	for (i = 0; i < psd->dacl->num_aces; i++) {
+		const struct security_ace *ace = &psd->dacl->aces[i];
+		struct nt_ace *nace = &ntsd->dacl->aces[i];
+
+		nace->type = ace->type;
+		nace->flags = ace->flags;
+		nace->mask = ace->access_mask;
+		if (!richacl_dom_sid_to_nt_sid(&ace->trustee, &nace->trustee)) {
+			struct dom_sid_buf buf;
+
+			DBG_WARNING("ACE %" PRIu32 ": invalid trustee SID %s\n",
+				    i, dom_sid_str_buf(&ace->trustee, &buf));
+			return NT_STATUS_INVALID_SID;
+		}
+	}
+	*_ntsd = ntsd;
+	return NT_STATUS_OK;
+}
+
+/* The library's descriptor -> Samba's, allocated on mem_ctx. */
+static NTSTATUS richacl_nt_sd_to_sd(TALLOC_CTX *mem_ctx,
+				    const struct nt_sd *ntsd,
+				    struct security_descriptor **ppdesc)
+{
+	TALLOC_CTX *frame = talloc_stackframe();
+	struct dom_sid owner, group;
+	struct security_acl *dacl = NULL;
+	struct security_descriptor *psd = NULL;
+	unsigned int i;
+
+	if (ntsd->has_owner) {
+		richacl_nt_sid_to_dom_sid(&ntsd->owner, &owner);
+	}
+	if (ntsd->has_group) {
+		richacl_nt_sid_to_dom_sid(&ntsd->group, &group);
+	}
+	if (ntsd->dacl != NULL) {
+		struct security_ace *aces = NULL;
+
+		aces = talloc_zero_array(frame, struct security_ace,
+					 MAX(ntsd->dacl->num_aces, 1));
+		if (aces == NULL) {
+			TALLOC_FREE(frame);
+			return NT_STATUS_NO_MEMORY;
+		}
+		for (i = 0; i < ntsd->dacl->num_aces; i++) {
+			const struct nt_ace *nace = &ntsd->dacl->aces[i];
+			struct dom_sid trustee;
+
+			richacl_nt_sid_to_dom_sid(&nace->trustee, &trustee);
+			init_sec_ace(&aces[i], &trustee,
+				     (enum security_ace_type)nace->type,
+				     nace->mask, nace->flags);
+		}
+		dacl = make_sec_acl(frame,
+				    (enum security_acl_revision)ntsd->dacl->revision,
+				    ntsd->dacl->num_aces, aces);
+		if (dacl == NULL) {
+			TALLOC_FREE(frame);
+			return NT_STATUS_NO_MEMORY;
+		}
+	}
+
+	psd = make_sec_desc(mem_ctx, SECURITY_DESCRIPTOR_REVISION_1,
+			    ntsd->control | SEC_DESC_SELF_RELATIVE,
+			    ntsd->has_owner ? &owner : NULL,
+			    ntsd->has_group ? &group : NULL,
+			    NULL, dacl, NULL);
+	TALLOC_FREE(frame);
+	if (psd == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	*ppdesc = psd;
+	return NT_STATUS_OK;
+}
+
+/* ---- xattr I/O -------------------------------------------------------------- */
+
+static void richacl_note_unsupported(struct vfs_handle_struct *handle,
+				     const struct files_struct *fsp)
+{
+	struct richacl_config *config = NULL;
+
+	SMB_VFS_HANDLE_GET_DATA(handle, config, struct richacl_config, return);
+	if (config->warned_unsupported) {
+		return;
+	}
+	config->warned_unsupported = true;
+	DBG_WARNING("%s: the filesystem does not support system.richacl "
+		    "(not a richacl kernel, or the filesystem lacks the "
+		    "richacl feature): ACLs are derived from the file mode and "
+		    "only ACLs equivalent to a mode can be set\n",
+		    fsp_str_dbg(fsp));
+}
+
+/*
+ * Read system.richacl of fsp (which may be a pathref fsp).  Returns 0 and
+ * the value in *blob (allocated on mem_ctx), or -1 with errno set: ENODATA
+ * if the file has no richacl (only a mode), ENOTSUP if the filesystem does
+ * not support richacls.
+ */
+static int richacl_read_blob(struct vfs_handle_struct *handle,
+			     struct files_struct *fsp,
+			     TALLOC_CTX *mem_ctx,
+			     DATA_BLOB *blob)
+{
+	size_t size = 1024;
+
+	for (;;) {
+		uint8_t *buf = talloc_array(mem_ctx, uint8_t, size);
+		ssize_t len;
+		int err;
+
+		if (buf == NULL) {
+			errno = ENOMEM;
+			return -1;
+		}
+		len = SMB_VFS_NEXT_FGETXATTR(handle, fsp, RICHACL_XATTR,
+					     buf, size);
+		if (len >= 0) {
+			*blob = data_blob_const(buf, len);
+			return 0;
+		}
+		err = errno;
+		TALLOC_FREE(buf);
+		if (err != ERANGE || size >= RICHACL_XATTR_MAX_SIZE) {
+			errno = err;
+			return -1;
+		}
+		size = RICHACL_XATTR_MAX_SIZE;
+	}
+}
+
+/*
+ * Read and decode the richacl of fsp.  *acl is NULL (and NT_STATUS_OK
+ * returned) if the file has none, or if the filesystem does not support
+ * richacls; then the file mode is the whole truth (M1).
+ */
+static NTSTATUS richacl_fget(struct vfs_handle_struct *handle,
+			     struct files_struct *fsp,
+			     TALLOC_CTX *mem_ctx,
+			     struct richacl **_acl)
+{
+	struct richacl_error err = { .code = 0 };
+	struct richacl *acl = NULL;
+	DATA_BLOB blob = data_blob_null;
+	int ret;
+
+	ret = richacl_read_blob(handle, fsp, mem_ctx, &blob);
+	if (ret == -1) {
+		if (errno == ENODATA) {
+			*_acl = NULL;
+			return NT_STATUS_OK;
+		}
+		if (richacl_errno_unsupported(errno)) {
+			richacl_note_unsupported(handle, fsp);
+			*_acl = NULL;
+			return NT_STATUS_OK;
+		}
+		DBG_NOTICE("%s: reading %s failed: %s\n", fsp_str_dbg(fsp),
+			   RICHACL_XATTR, strerror(errno));
+		return map_nt_error_from_unix(errno);
+	}
+
+	ret = richacl_from_xattr(blob.data, blob.length, &acl, &err);
+	if (ret != 0) {
+		DBG_ERR("%s: %s is corrupt (%zu bytes): %s\n",
+			fsp_str_dbg(fsp), RICHACL_XATTR, blob.length, err.msg);
+		return NT_STATUS_INTERNAL_DB_CORRUPTION;
+	}
+	if (!richacl_talloc_own(mem_ctx, acl)) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	*_acl = acl;
+	return NT_STATUS_OK;
+}
+
+/* Encode acl into a talloc'ed blob. */
+static NTSTATUS richacl_encode(TALLOC_CTX *mem_ctx,
+			       const struct files_struct *fsp,
+			       const struct richacl *acl,
+			       DATA_BLOB *blob)
+{
+	size_t size = richacl_xattr_size(acl);
+	uint8_t *buf = NULL;
+	ssize_t len;
+
+	if (size > RICHACL_XATTR_MAX_SIZE) {
+		DBG_WARNING("%s: the ACL needs %zu bytes, more than the %d "
+			    "bytes of system.richacl\n",
+			    fsp_str_dbg(fsp), size, RICHACL_XATTR_MAX_SIZE);
+		return NT_STATUS_INVALID_PARAMETER;
+	}
+	buf = talloc_array(mem_ctx, uint8_t, size);
+	if (buf == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	len = richacl_to_xattr(acl, buf, size);
+	if (len < 0) {
+		DBG_WARNING("%s: cannot encode the ACL: %s\n",
+			    fsp_str_dbg(fsp), strerror((int)-len));
+		TALLOC_FREE(buf);
+		return map_nt_error_from_unix((int)-len);
+	}
+	*blob = data_blob_const(buf, len);
+	return NT_STATUS_OK;
+}
+
+/* ---- fget_nt_acl ----------------------------------------------------------- */
+
+static NTSTATUS richacl_fget_nt_acl(struct vfs_handle_struct *handle,
+				    struct files_struct *fsp,
+				    uint32_t security_info,
+				    TALLOC_CTX *mem_ctx,
+				    struct security_descriptor **ppdesc)
+{
+	TALLOC_CTX *frame = talloc_stackframe();
+	struct richacl_error err = { .code = 0 };
+	struct richacl_map_file file;
+	struct richacl *acl = NULL;
+	struct nt_sd *ntsd = NULL;
+	const SMB_STRUCT_STAT *st = NULL;
+	NTSTATUS status;
+	int ret;
+
+	fsp = metadata_fsp(fsp);
+
+	status = vfs_stat_fsp(fsp);
+	if (!NT_STATUS_IS_OK(status)) {
+		DBG_DEBUG("%s: stat failed: %s\n", fsp_str_dbg(fsp),
+			  nt_errstr(status));
+		TALLOC_FREE(frame);
+		return status;
+	}
+	st = &fsp->fsp_name->st;
+
+	status = richacl_fget(handle, fsp, frame, &acl);
+	if (!NT_STATUS_IS_OK(status)) {
+		TALLOC_FREE(frame);
+		return status;
+	}
+
+	file = (struct richacl_map_file) {
+		.owner = st->st_ex_uid,
+		.group = st->st_ex_gid,
+		.isdir = S_ISDIR(st->st_ex_mode),
+	};
+	ret = richacl_to_nt_sd(acl, st->st_ex_mode, &file, security_info,
+			       &richacl_samba_resolver, &ntsd, &err);
+	if (ret != 0) {
+		if (ret == -ENOMEM) {
+			TALLOC_FREE(frame);
+			return NT_STATUS_NO_MEMORY;
+		}
+		DBG_ERR("%s: cannot map %s to a security descriptor: %s\n",
+			fsp_str_dbg(fsp),
+			acl != NULL ? RICHACL_XATTR : "the file mode", err.msg);
+		TALLOC_FREE(frame);
+		return acl != NULL ? NT_STATUS_INTERNAL_DB_CORRUPTION
+				   : map_nt_error_from_unix(-ret);
+	}
+	if (!nt_sd_talloc_own(frame, ntsd)) {
+		TALLOC_FREE(frame);
+		return NT_STATUS_NO_MEMORY;
+	}
+
+	status = richacl_nt_sd_to_sd(mem_ctx, ntsd, ppdesc);
+	TALLOC_FREE(frame);
+	return status;
+}
+
+/* ---- fset_nt_acl ----------------------------------------------------------- */
+
+/*
+ * Store the acl whose encoding is blob.  On a filesystem without richacl
+ * support an acl equivalent to a mode is stored as that mode (as the kernel
+ * itself would store it); any other acl cannot be stored there.
+ */
+static int richacl_store(struct vfs_handle_struct *handle,
+			 struct files_struct *fsp,
+			 const struct richacl *acl,
+			 const DATA_BLOB *blob,
+			 mode_t cur_mode)
+{
+	mode_t mode = cur_mode;
+	int ret;
+
+	ret = SMB_VFS_NEXT_FSETXATTR(handle, fsp, RICHACL_XATTR,
+				     blob->data, blob->length, 0);
+	if (ret == 0 || !richacl_errno_unsupported(errno)) {
+		return ret;
+	}
+	richacl_note_unsupported(handle, fsp);
+	if (richacl_equiv_mode(acl, &mode) != 0) {
+		DBG_NOTICE("%s: the ACL is not equivalent to a file mode and "
+			   "the filesystem cannot store richacls\n",
+			   fsp_str_dbg(fsp));
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	DBG_INFO("%s: no richacl support, storing the equivalent mode 0%o\n",
+		 fsp_str_dbg(fsp), (unsigned int)(mode & 07777));
+	return SMB_VFS_NEXT_FCHMOD(handle, fsp, mode & 07777);
+}
+
+static void richacl_log_rejected(const struct files_struct *fsp,
+				 const struct security_descriptor *psd,
+				 const struct richacl_error *err)
+{
+	DBG_WARNING("%s: ACL rejected: %s\n", fsp_str_dbg(fsp), err->msg);
+	if (CHECK_DEBUGLVL(DBGLVL_DEBUG)) {
+		NDR_PRINT_DEBUG(security_descriptor,
+				discard_const_p(struct security_descriptor, psd));
+	}
+}
+
+static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
+				    struct files_struct *fsp,
+				    uint32_t security_info_sent,
+				    const struct security_descriptor *psd)
+{
+	TALLOC_CTX *frame = talloc_stackframe();
+	struct richacl_error err = { .code = 0 };
+	struct richacl *acl = NULL;
+	DATA_BLOB blob = data_blob_null;
+	uid_t old_uid, new_uid = (uid_t)-1;
+	gid_t old_gid, new_gid = (gid_t)-1;
+	bool is_dir, chowned = false;
+	NTSTATUS status;
+	int ret, saved_errno;
+
+	fsp = metadata_fsp(fsp);
+
+	if ((security_info_sent &
+	     (SECINFO_OWNER | SECINFO_GROUP | SECINFO_DACL)) == 0) {
+		/* A SACL alone: richacls have no SACL (M6). */
+		DBG_DEBUG("%s: nothing to set (security_info_sent 0x%" PRIx32
+			  ")\n", fsp_str_dbg(fsp), security_info_sent);
+		TALLOC_FREE(frame);
+		return NT_STATUS_OK;
+	}
+
+	status = vfs_stat_fsp(fsp);
+	if (!NT_STATUS_IS_OK(status)) {
+		TALLOC_FREE(frame);
+		return status;
+	}
+	old_uid = fsp->fsp_name->st.st_ex_uid;
+	old_gid = fsp->fsp_name->st.st_ex_gid;
+	is_dir = S_ISDIR(fsp->fsp_name->st.st_ex_mode);
+
+	/* Validate everything before changing anything (M7). */
+	status = unpack_nt_owners(fsp->conn, &new_uid, &new_gid,
+				  security_info_sent, psd);
+	if (!NT_STATUS_IS_OK(status)) {
+		DBG_NOTICE("%s: owner or group cannot be mapped: %s\n",
+			   fsp_str_dbg(fsp), nt_errstr(status));
+		TALLOC_FREE(frame);
+		return status;
+	}
+	if (new_uid == (uid_t)-1) {
+		new_uid = old_uid;
+	}
+	if (new_gid == (gid_t)-1) {
+		new_gid = old_gid;
+	}
+
+	if (security_info_sent & SECINFO_DACL) {
+		struct richacl_map_file file = {
+			.owner = new_uid,
+			.group = new_gid,
+			.isdir = is_dir,
+		};
+		struct nt_sd *ntsd = NULL;
+
+		status = richacl_sd_to_nt_sd(frame, psd, &ntsd);
+		if (!NT_STATUS_IS_OK(status)) {
+			TALLOC_FREE(frame);
+			return status;
+		}
+		ret = richacl_from_nt_sd(ntsd, &file, &richacl_samba_resolver,
+					 &acl, &err);
+		if (ret != 0) {
+			richacl_log_rejected(fsp, psd, &err);
+			TALLOC_FREE(frame);
+			return ret == -EINVAL ? NT_STATUS_INVALID_PARAMETER
+					      : map_nt_error_from_unix(-ret);
+		}
+		if (!richacl_talloc_own(frame, acl)) {
+			TALLOC_FREE(frame);
+			return NT_STATUS_NO_MEMORY;
+		}
+		status = richacl_encode(frame, fsp, acl, &blob);
+		if (!NT_STATUS_IS_OK(status)) {
+			TALLOC_FREE(frame);
+			return status;
+		}
+	}
+
+	/* Now change: ownership first, through smbd's chown rules. */
+	if (new_uid != old_uid || new_gid != old_gid) {
+		status = try_chown(fsp,
+				   new_uid != old_uid ? new_uid : (uid_t)-1,
+				   new_gid != old_gid ? new_gid : (gid_t)-1);
+		if (!NT_STATUS_IS_OK(status)) {
+			DBG_NOTICE("%s: chown to %u:%u failed: %s\n",
+				   fsp_str_dbg(fsp), (unsigned int)new_uid,
+				   (unsigned int)new_gid, nt_errstr(status));
+			TALLOC_FREE(frame);
+			return status;
+		}
+		chowned = true;
+	}
+
+	if (acl == NULL) {
+		TALLOC_FREE(frame);
+		return NT_STATUS_OK;
+	}
+
+	ret = richacl_store(handle, fsp, acl, &blob,
+			    fsp->fsp_name->st.st_ex_mode);
+	if (ret == -1 && chowned && (errno == EPERM || errno == EACCES)) {
+		/*
+		 * The caller may no longer own the file.  smbd has already
+		 * checked WRITE_DAC on the handle, as for any DACL change;
+		 * finish the request as root, as Samba's other ACL modules
+		 * do after a successful chown.
+		 */
+		become_root();
+		ret = richacl_store(handle, fsp, acl, &blob,
+				    fsp->fsp_name->st.st_ex_mode);
+		saved_errno = errno;
+		unbecome_root();
+		errno = saved_errno;
+	}
+	if (ret == -1) {
+		saved_errno = errno;
+		DBG_NOTICE("%s: storing the ACL failed: %s\n",
+			   fsp_str_dbg(fsp), strerror(saved_errno));
+		if (chowned) {
+			/* Do not leave half a change behind (M7). */
+			become_root();
+			if (SMB_VFS_NEXT_FCHOWN(handle, fsp, old_uid,
+						old_gid) == -1) {
+				DBG_ERR("%s: could not restore owner %u:%u: "
+					"%s\n", fsp_str_dbg(fsp),
+					(unsigned int)old_uid,
+					(unsigned int)old_gid,
+					strerror(errno));
+			}
+			unbecome_root();
+		}
+		TALLOC_FREE(frame);
+		return map_nt_error_from_unix(saved_errno);
+	}
+
+	TALLOC_FREE(frame);
+	return NT_STATUS_OK;
+}
+
+/* ---- create-time inheritance without create-mode masks --------------------- */
+
+/*
+ * The kernel limits the entries a new file inherits with masks derived from
+ * the create mode (smbd's "create mask"/"directory mask"), and marks an
+ * auto-inherited acl protected.  Windows gives a new file exactly the
+ * inherited entries (S-I3).  Recompute the inheritance from the parent's
+ * acl and store it with the maximum masks (M12): the kernel then keeps only
+ * the mode if the result is equivalent to one.
+ *
+ * Returns true if the new file carries inherited entries.
+ */
+static bool richacl_inherit_in_full(struct vfs_handle_struct *handle,
+				    struct files_struct *parent,
+				    struct files_struct *fsp,
+				    bool is_dir)
+{
+	TALLOC_CTX *frame = talloc_stackframe();
+	struct richacl *dir_acl = NULL;
+	struct richacl *acl = NULL;
+	DATA_BLOB blob = data_blob_null;
+	NTSTATUS status;
+	int ret;
+
+	status = richacl_fget(handle, parent, frame, &dir_acl);
+	if (!NT_STATUS_IS_OK(status) || dir_acl == NULL) {
+		/* No richacl on the parent: nothing was inherited. */
+		TALLOC_FREE(frame);
+		return false;
+	}
+	acl = richacl_inherit(dir_acl, is_dir);
+	if (acl == NULL) {
+		TALLOC_FREE(frame);
+		return false;
+	}
+	if (!richacl_talloc_own(frame, acl)) {
+		TALLOC_FREE(frame);
+		return false;
+	}
+	richacl_compute_max_masks(acl);
+
+	status = richacl_encode(frame, fsp, acl, &blob);
+	if (!NT_STATUS_IS_OK(status)) {
+		TALLOC_FREE(frame);
+		return false;
+	}
+	ret = SMB_VFS_NEXT_FSETXATTR(handle, fsp, RICHACL_XATTR,
+				     blob.data, blob.length, 0);
+	if (ret == -1) {
+		DBG_NOTICE("%s: could not lift the create-time masks: %s\n",
+			   fsp_str_dbg(fsp), strerror(errno));
+		TALLOC_FREE(frame);
+		return false;
+	}
+	DBG_DEBUG("%s: stored the inherited entries with maximum masks\n",
+		  fsp_str_dbg(fsp));
+	TALLOC_FREE(frame);
+	return true;
+}
+
+/*
+ * A pathref fsp for the directory that dirfsp stands for.  smbd passes
+ * conn->cwd_fsp (fd AT_FDCWD) after changing into the parent directory;
+ * then the parent is ".".  The result belongs to mem_ctx.
+ */
+static struct files_struct *richacl_parent_fsp(TALLOC_CTX *mem_ctx,
+					       const struct files_struct *dirfsp)
+{
+	struct smb_filename *dot = NULL;
+	NTSTATUS status;
+
+	if (fsp_get_pathref_fd(dirfsp) != AT_FDCWD) {
+		return discard_const_p(struct files_struct, dirfsp);
+	}
+	dot = synthetic_smb_fname(mem_ctx, ".", NULL, NULL, 0, 0);
+	if (dot == NULL) {
+		return NULL;
+	}
+	status = openat_pathref_fsp(dirfsp->conn->cwd_fsp, dot);
+	if (!NT_STATUS_IS_OK(status)) {
+		DBG_DEBUG("cannot open the parent directory: %s\n",
+			  nt_errstr(status));
+		return NULL;
+	}
+	return dot->fsp;
+}
+
+static int richacl_openat(struct vfs_handle_struct *handle,
+			  const struct files_struct *dirfsp,
+			  const struct smb_filename *smb_fname,
+			  struct files_struct *fsp,
+			  const struct vfs_open_how *how)
+{
+	TALLOC_CTX *frame = NULL;
+	struct richacl_config *config = NULL;
+	struct files_struct *parent = NULL;
+	struct richacl_fsp_ext *ext = NULL;
+	bool inherited;
+	int fd;
+
+	SMB_VFS_HANDLE_GET_DATA(handle, config, struct richacl_config,
+				return -1);
+
+	fd = SMB_VFS_NEXT_OPENAT(handle, dirfsp, smb_fname, fsp, how);
+	if (fd == -1 || !config->fix_create_masks) {
+		return fd;
+	}
+	/* smbd creates with O_CREAT|O_EXCL: only then do we know. */
+	if ((how->flags & (O_CREAT | O_EXCL)) != (O_CREAT | O_EXCL) ||
+	    dirfsp == NULL || fsp_is_alternate_stream(fsp) ||
+	    is_named_stream(smb_fname) || fsp_get_pathref_fd(fsp) != -1) {
+		return fd;
+	}
+
+	frame = talloc_stackframe();
+	parent = richacl_parent_fsp(frame, dirfsp);
+	if (parent == NULL) {
+		TALLOC_FREE(frame);
+		return fd;
+	}
+
+	/* Lend the new descriptor to fsp for the xattr calls. */
+	fsp_set_fd(fsp, fd);
+	inherited = richacl_inherit_in_full(handle, parent, fsp, false);
+	fsp_set_fd(fsp, -1);
+	TALLOC_FREE(frame);
+
+	if (inherited) {
+		ext = VFS_ADD_FSP_EXTENSION(handle, fsp,
+					    struct richacl_fsp_ext, NULL);
+		if (ext != NULL) {
+			ext->created_with_inheritance = true;
+		}
+	}
+	return fd;
+}
+
+static int richacl_mkdirat(struct vfs_handle_struct *handle,
+			   struct files_struct *dirfsp,
+			   const struct smb_filename *smb_fname,
+			   mode_t mode)
+{
+	TALLOC_CTX *frame = NULL;
+	struct richacl_config *config = NULL;
+	struct files_struct *parent = NULL;
+	struct smb_filename *dir = NULL;
+	NTSTATUS status;
+	int ret;
+
+	SMB_VFS_HANDLE_GET_DATA(handle, config, struct richacl_config,
+				return -1);
+
+	ret = SMB_VFS_NEXT_MKDIRAT(handle, dirfsp, smb_fname, mode);
+	if (ret == -1 || !config->fix_create_masks) {
+		return ret;
+	}
+
+	frame = talloc_stackframe();
+	parent = richacl_parent_fsp(frame, dirfsp);
+	if (parent == NULL) {
+		TALLOC_FREE(frame);
+		return ret;
+	}
+	dir = synthetic_smb_fname(frame, smb_fname->base_name, NULL, NULL,
+				  smb_fname->twrp, smb_fname->flags);
+	if (dir == NULL) {
+		TALLOC_FREE(frame);
+		return ret;
+	}
+	status = openat_pathref_fsp(dirfsp, dir);
+	if (!NT_STATUS_IS_OK(status)) {
+		DBG_NOTICE("%s: cannot open the new directory: %s\n",
+			   smb_fname_str_dbg(smb_fname), nt_errstr(status));
+		TALLOC_FREE(frame);
+		return ret;
+	}
+	richacl_inherit_in_full(handle, parent, dir->fsp, true);
+	TALLOC_FREE(frame);
+	return ret;
+}
+
+/* ---- fchmod ------------------------------------------------------------------ */
+
+/*
+ * smbd changes modes behind the client's back ("create mask" after a
+ * create, DOS attributes, setgid on new directories).  On a richacl a chmod
+ * rewrites the file masks and cuts what the entries grant.  With
+ * richacl:chmod = ignore (the default) the permission bits of a file with a
+ * richacl are left alone; setuid/setgid/sticky are still applied.
+ */
+static int richacl_fchmod(struct vfs_handle_struct *handle,
+			  struct files_struct *fsp,
+			  mode_t mode)
+{
+	TALLOC_CTX *frame = NULL;
+	struct richacl_config *config = NULL;
+	struct richacl_fsp_ext *ext = NULL;
+	DATA_BLOB blob = data_blob_null;
+	SMB_STRUCT_STAT st;
+	mode_t special;
+	int ret, saved_errno;
+
+	SMB_VFS_HANDLE_GET_DATA(handle, config, struct richacl_config,
+				return -1);
+
+	if (config->chmod_mode == RICHACL_CHMOD_APPLY ||
+	    (fsp->posix_flags & FSP_POSIX_FLAGS_OPEN)) {
+		return SMB_VFS_NEXT_FCHMOD(handle, fsp, mode);
+	}
+
+	ext = VFS_FETCH_FSP_EXTENSION(handle, fsp);
+	if (ext != NULL && ext->created_with_inheritance) {
+		/* The chmod to "create mask" right after the create. */
+		VFS_REMOVE_FSP_EXTENSION(handle, fsp);
+		DBG_DEBUG("%s: ignoring chmod 0%o of a file that inherited "
+			  "its ACL\n", fsp_str_dbg(fsp), (unsigned int)mode);
+		return 0;
+	}
+
+	frame = talloc_stackframe();
+	ret = richacl_read_blob(handle, fsp, frame, &blob);
+	if (ret == -1) {
+		saved_errno = errno;
+		TALLOC_FREE(frame);
+		if (saved_errno == ENODATA ||
+		    richacl_errno_unsupported(saved_errno)) {
+			/* Only a mode: chmod is what it is. */
+			return SMB_VFS_NEXT_FCHMOD(handle, fsp, mode);
+		}
+		errno = saved_errno;
+		return -1;
+	}
+
+	ret = SMB_VFS_NEXT_FSTAT(handle, fsp, &st);
+	if (ret == -1) {
+		saved_errno = errno;
+		TALLOC_FREE(frame);
+		errno = saved_errno;
+		return -1;
+	}
+	special = mode & RICHACL_SPECIAL_BITS;
+	if (special == (st.st_ex_mode & RICHACL_SPECIAL_BITS)) {
+		DBG_DEBUG("%s: ignoring chmod 0%o: the file has a richacl\n",
+			  fsp_str_dbg(fsp), (unsigned int)mode);
+		TALLOC_FREE(frame);
+		return 0;
+	}
+
+	/*
+	 * Apply the special bits with the current permission bits, then put
+	 * the acl (with its masks) back: the kernel keeps the special bits.
+	 */
+	ret = SMB_VFS_NEXT_FCHMOD(handle, fsp,
+				  special | (st.st_ex_mode & RICHACL_PERM_BITS));
+	if (ret == 0) {
+		ret = SMB_VFS_NEXT_FSETXATTR(handle, fsp, RICHACL_XATTR,
+					     blob.data, blob.length, 0);
+		if (ret == -1) {
+			DBG_ERR("%s: could not restore %s after chmod: %s\n",
+				fsp_str_dbg(fsp), RICHACL_XATTR,
+				strerror(errno));
+		}
+	}
+	saved_errno = errno;
+	TALLOC_FREE(frame);
+	errno = saved_errno;
+	return ret;
+}
+
+/* ---- POSIX ACL entry points: not on a richacl filesystem ------------------ */
+
+static SMB_ACL_T richacl_sys_acl_get_fd(struct vfs_handle_struct *handle,
+					struct files_struct *fsp,
+					SMB_ACL_TYPE_T type,
+					TALLOC_CTX *mem_ctx)
+{
+	errno = ENOTSUP;
+	return NULL;
+}
+
+static int richacl_sys_acl_blob_get_fd(struct vfs_handle_struct *handle,
+				       struct files_struct *fsp,
+				       TALLOC_CTX *mem_ctx,
+				       char **blob_description,
+				       DATA_BLOB *blob)
+{
+	errno = ENOTSUP;
+	return -1;
+}
+
+static int richacl_sys_acl_set_fd(struct vfs_handle_struct *handle,
+				  struct files_struct *fsp,
+				  SMB_ACL_TYPE_T type,
+				  SMB_ACL_T theacl)
+{
+	errno = ENOTSUP;
+	return -1;
+}
+
+static int richacl_sys_acl_delete_def_fd(struct vfs_handle_struct *handle,
+					 struct files_struct *fsp)
+{
+	errno = ENOTSUP;
+	return -1;
+}
+
+/* ---- connect ----------------------------------------------------------------- */
+
+static int richacl_connect(struct vfs_handle_struct *handle,
+			   const char *service,
+			   const char *user)
+{
+	struct richacl_config *config = NULL;
+	int snum = SNUM(handle->conn);
+	int chmod_mode;
+	int ret;
+
+	ret = SMB_VFS_NEXT_CONNECT(handle, service, user);
+	if (ret < 0) {
+		return ret;
+	}
+
+	config = talloc_zero(handle->conn, struct richacl_config);
+	if (config == NULL) {
+		DBG_ERR("talloc_zero() failed\n");
+		errno = ENOMEM;
+		return -1;
+	}
+
+	chmod_mode = lp_parm_enum(snum, "richacl", "chmod",
+				  richacl_chmod_modes, RICHACL_CHMOD_IGNORE);
+	if (chmod_mode == -1) {
+		DBG_ERR("[%s]: invalid value for richacl:chmod "
+			"(use ignore or apply)\n", service);
+		TALLOC_FREE(config);
+		errno = EINVAL;
+		return -1;
+	}
+	config->chmod_mode = (enum richacl_chmod_mode)chmod_mode;
+	config->fix_create_masks = lp_parm_bool(snum, "richacl",
+						"fix create masks", true);
+
+	SMB_VFS_HANDLE_SET_DATA(handle, config, NULL, struct richacl_config,
+				return -1);
+
+	DBG_DEBUG("[%s]: richacl:chmod = %s, richacl:fix create masks = %s\n",
+		  service,
+		  config->chmod_mode == RICHACL_CHMOD_IGNORE ? "ignore" : "apply",
+		  config->fix_create_masks ? "yes" : "no");
+	return 0;
+}
+
+static struct vfs_fn_pointers vfs_richacl_fns = {
+	.connect_fn = richacl_connect,
+	.openat_fn = richacl_openat,
+	.mkdirat_fn = richacl_mkdirat,
+	.fchmod_fn = richacl_fchmod,
+	.fget_nt_acl_fn = richacl_fget_nt_acl,
+	.fset_nt_acl_fn = richacl_fset_nt_acl,
+
+	.sys_acl_get_fd_fn = richacl_sys_acl_get_fd,
+	.sys_acl_blob_get_fd_fn = richacl_sys_acl_blob_get_fd,
+	.sys_acl_set_fd_fn = richacl_sys_acl_set_fd,
+	.sys_acl_delete_def_fd_fn = richacl_sys_acl_delete_def_fd,
+};
+
+static_decl_vfs;
+NTSTATUS vfs_richacl_init(TALLOC_CTX *ctx)
+{
+	return smb_register_vfs(SMB_VFS_INTERFACE_VERSION, "richacl",
+				&vfs_richacl_fns);
+}
