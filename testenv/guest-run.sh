@@ -113,7 +113,7 @@ CMDLINE+=" init=$INIT panic=-1 oops=panic loglevel=4"
 
 qemu_common=(qemu-system-x86_64 -nodefaults -display none -no-reboot
 	-kernel "$kernel"
-	-fsdev "local,id=root,path=/,security_model=none,readonly=on"
+	-fsdev "local,id=root,path=/,security_model=none,readonly=on,multidevs=remap"
 	-device "virtio-9p-pci,fsdev=root,mount_tag=/dev/root")
 
 # KVM is unreliable on this kind of host (feasibility.md): a tiny boot must

@@ -22,9 +22,10 @@
 #
 # The mapping library is compiled into the module (not linked from the
 # project's libricaclmap): it is small, has no Samba dependency, and this way
-# the .so that smbd loads depends on nothing outside Samba's own libraries;
-# the module's link map hides every symbol except samba_init_module, so the
-# library's symbols cannot clash with anything else smbd loads.
+# the .so that smbd loads depends on nothing outside Samba's own libraries.
+# The module is compiled with -fvisibility=hidden: it exports only
+# samba_init_module, so the library's symbols cannot clash with anything
+# else smbd loads.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -199,8 +200,12 @@ if grep -E '^\s+(RUNPATH|RPATH)' "$tree/richacl-objdump.txt" >&2; then
 fi
 nm -D --defined-only "$so" | grep -qw samba_init_module ||
 	die "$so does not export samba_init_module"
-# Every library that the module needs must exist on this system.
-if ldd "$so" | grep 'not found' >&2; then
+if nm -D --defined-only "$so" | grep -E ' [TDRB] (richacl|richace|nt_)' >&2; then
+	die "$so exports library symbols"
+fi
+# Every library that the module needs must exist on this system (smbd has
+# its private library directory in its RUNPATH; the module needs no RUNPATH).
+if LD_LIBRARY_PATH=/usr/lib/$multiarch/samba ldd "$so" | grep 'not found' >&2; then
 	die "$so needs libraries the installed Samba does not provide"
 fi
 

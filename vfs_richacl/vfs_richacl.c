@@ -1083,7 +1083,7 @@ static struct vfs_fn_pointers vfs_richacl_fns = {
 };
 
 static_decl_vfs;
-NTSTATUS vfs_richacl_init(TALLOC_CTX *ctx)
+_PUBLIC_ NTSTATUS vfs_richacl_init(TALLOC_CTX *ctx)
 {
 	return smb_register_vfs(SMB_VFS_INTERFACE_VERSION, "richacl",
 				&vfs_richacl_fns);

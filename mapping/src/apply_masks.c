@@ -12,6 +12,19 @@
  * identifiers (M9) compare by their string; they are treated like any other
  * group-class identifier here (they match no process, so whatever is done to
  * them does not change anybody's access).
+ *
+ * Two deliberate differences from the algorithm of section 4, both found
+ * by the property test (tests/test_apply_masks.c), both invisible in the
+ * worked examples of the spec:
+ *  - set_effective_mask() also makes a non-inheritable inherit-only entry
+ *    effective when it gives it a new mask (else stage 6 could hand the
+ *    owner mask to an entry that never applies);
+ *  - stages 2 and 5 visit a snapshot of the group-class identifiers instead
+ *    of walking the entries by index (a split of an earlier entry made the
+ *    walk skip one).
+ * The known imprecision of section 4.10 remains: a process that is in the
+ * group class only through named entries that apply_masks removes ends up
+ * in the other class.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -69,6 +82,14 @@ static int set_effective_mask(struct richacl *acl, int *cursor, uint32_t mask)
 			entry(acl, *cursor)->e_flags |= RICHACE_INHERIT_ONLY_ACE;
 			(*cursor)++;
 			entry(acl, *cursor)->e_flags &= ~FLAGS_INHERITANCE_CLEARED;
+		} else {
+			/*
+			 * Not in section 0.3: an inherit-only entry without
+			 * file/dir-inherit (which only stage 6 passes here)
+			 * must become effective too, or the owner loses the
+			 * owner mask it is meant to receive.
+			 */
+			entry(acl, *cursor)->e_flags &= ~RICHACE_INHERIT_ONLY_ACE;
 		}
 		entry(acl, *cursor)->e_mask = mask;
 	} else {
@@ -134,6 +155,54 @@ static void free_identifier(struct richace *who)
 {
 	free(who->e_who);
 	who->e_who = NULL;
+}
+
+/*
+ * The identifiers that stages 2 and 5 treat one by one: those of the
+ * effective entries before the trailing one, except owner@ and group@, the
+ * last entry first.  Section 4 walks these entries by index while the
+ * helpers may split an earlier entry; the split shifts the walk by one, so
+ * that an entry is skipped (a skipped user keeps no rights from everyone@ in
+ * stage 2, or is not isolated in stage 5).  We take a snapshot instead,
+ * which visits the same entries in the same order when nothing is split.
+ */
+struct identifiers {
+	unsigned int count;
+	struct richace *who;
+};
+
+static void free_identifiers(struct identifiers *ids)
+{
+	unsigned int i;
+
+	for (i = 0; i < ids->count; i++)
+		free_identifier(&ids->who[i]);
+	free(ids->who);
+	ids->who = NULL;
+	ids->count = 0;
+}
+
+static int collect_group_class(const struct richacl *acl, struct identifiers *ids)
+{
+	const struct richace *ace;
+	int n;
+
+	ids->count = 0;
+	ids->who = calloc(acl->a_count ? acl->a_count : 1, sizeof(*ids->who));
+	if (!ids->who)
+		return -ENOMEM;
+	for (n = last_index(acl) - 1; n >= 0; n--) {
+		ace = &acl->a_entries[n];
+		if (richace_is_inherit_only(ace) || richace_is_owner(ace) ||
+		    richace_is_group(ace))
+			continue;
+		if (copy_identifier(&ids->who[ids->count], ace)) {
+			free_identifiers(ids);
+			return -ENOMEM;
+		}
+		ids->count++;
+	}
+	return 0;
 }
 
 /* ---- stage 1: at most one effective everyone@ entry, last, an allow ---- */
@@ -229,9 +298,10 @@ static int propagate_everyone(struct richacl *acl)
 		.e_flags = RICHACE_SPECIAL_WHO, .e_id = RICHACE_GROUP_SPECIAL_ID,
 	};
 	struct richace *trailing = trailing_everyone(acl);
+	struct identifiers ids = { 0 };
 	uint32_t owner_allow, group_allow;
-	struct richace who;
-	int n, ret;
+	unsigned int i;
+	int ret = 0;
 
 	if (!trailing)
 		return 0;
@@ -245,23 +315,13 @@ static int propagate_everyone(struct richacl *acl)
 	}
 	if (group_allow & ~acl->a_other_mask) {
 		ret = propagate_for(acl, &group, group_allow);
-		if (ret)
-			return ret;
-		for (n = last_index(acl) - 1; n >= 0; n--) {
-			const struct richace *ace = entry(acl, n);
-
-			if (richace_is_inherit_only(ace) || richace_is_owner(ace) ||
-			    richace_is_group(ace))
-				continue;
-			if (copy_identifier(&who, ace))
-				return -ENOMEM;
-			ret = propagate_for(acl, &who, group_allow);
-			free_identifier(&who);
-			if (ret)
-				return ret;
-		}
+		if (!ret)
+			ret = collect_group_class(acl, &ids);
+		for (i = 0; !ret && i < ids.count; i++)
+			ret = propagate_for(acl, &ids.who[i], group_allow);
+		free_identifiers(&ids);
 	}
-	return 0;
+	return ret;
 }
 
 /* ---- stage 3: apply the masks to the allow entries ---- */
@@ -344,9 +404,10 @@ static int isolate_group_class(struct richacl *acl, uint32_t added)
 		.e_flags = RICHACE_SPECIAL_WHO, .e_id = RICHACE_GROUP_SPECIAL_ID,
 	};
 	struct richace *trailing = trailing_everyone(acl);
-	struct richace who;
+	struct identifiers ids = { 0 };
 	uint32_t deny;
-	int n, ret;
+	unsigned int i;
+	int ret;
 
 	if (!trailing)
 		return 0;
@@ -354,22 +415,12 @@ static int isolate_group_class(struct richacl *acl, uint32_t added)
 	if (!deny)
 		return 0;
 	ret = isolate_who(acl, &group, deny);
-	if (ret)
-		return ret;
-	for (n = last_index(acl) - 1; n >= 0; n--) {
-		const struct richace *ace = entry(acl, n);
-
-		if (richace_is_inherit_only(ace) || richace_is_owner(ace) ||
-		    richace_is_group(ace))
-			continue;
-		if (copy_identifier(&who, ace))
-			return -ENOMEM;
-		ret = isolate_who(acl, &who, deny);
-		free_identifier(&who);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	if (!ret)
+		ret = collect_group_class(acl, &ids);
+	for (i = 0; !ret && i < ids.count; i++)
+		ret = isolate_who(acl, &ids.who[i], deny);
+	free_identifiers(&ids);
+	return ret;
 }
 
 /* ---- stage 6: write-through grants the owner exactly the owner mask ---- */

@@ -94,6 +94,19 @@ struct richacl *richacl_inherit(const struct richacl *dir_acl, bool isdir)
 }
 
 /*
+ * The create mode limits the masks of an inherited acl (section 5.2, v28):
+ * mask & mode_to_mask(bits).  This also clears every bit the mode cannot
+ * express (D, C, o, A, ...) from the masks.  Rule S-I3 requires the
+ * inherited rights to work in full on files created through smbd; if the
+ * kernel of this project limits only the rwx-representable bits instead,
+ * this is the one place to change.
+ */
+static uint32_t limit_by_create_mode(uint32_t mask, mode_t bits)
+{
+	return mask & richacl_mode_to_mask(bits);
+}
+
+/*
  * Create-time inheritance as the kernel does it.  dir_acl NULL means the
  * directory has no acl.  If nothing is inherited the umask applies and no
  * acl is stored.  A mode-equivalent inherited acl becomes permission bits
@@ -136,9 +149,9 @@ int richacl_inherit_inode(const struct richacl *dir_acl, mode_t *mode, mode_t um
 		acl->a_flags |= RICHACL_PROTECTED;
 	richacl_compute_max_masks(acl);
 	acl->a_flags |= RICHACL_MASKED;
-	acl->a_owner_mask &= richacl_mode_to_mask(new_mode >> 6);
-	acl->a_group_mask &= richacl_mode_to_mask(new_mode >> 3);
-	acl->a_other_mask &= richacl_mode_to_mask(new_mode);
+	acl->a_owner_mask = limit_by_create_mode(acl->a_owner_mask, new_mode >> 6);
+	acl->a_group_mask = limit_by_create_mode(acl->a_group_mask, new_mode >> 3);
+	acl->a_other_mask = limit_by_create_mode(acl->a_other_mask, new_mode);
 	new_mode = (new_mode & ~perm_bits) | richacl_masks_to_mode(acl);
 out:
 	*mode = new_mode;

@@ -17,6 +17,8 @@ extern void *__libc_malloc(size_t size);
 extern void *__libc_calloc(size_t nmemb, size_t size);
 extern void *__libc_realloc(void *ptr, size_t size);
 
+void *malloc(size_t size);
+
 static long alloc_fail_countdown = -1;	/* -1: disarmed */
 static bool alloc_fail_fired;
 
@@ -42,6 +44,22 @@ static inline bool alloc_fail_now(void)
 		return false;
 	alloc_fail_fired = true;
 	return true;
+}
+
+/*
+ * Can failures be injected?  Not when something else replaces malloc in
+ * the executable, as valgrind does unless it runs with
+ * --soname-synonyms=somalloc=nouserintercepts.
+ */
+static inline bool alloc_fail_available(void)
+{
+	void *(*volatile alloc)(size_t) = malloc;
+	void *p;
+
+	alloc_fail_arm(0);
+	p = alloc(1);
+	free(p);
+	return alloc_fail_disarm() && !p;
 }
 
 void *malloc(size_t size)

@@ -242,7 +242,8 @@ static void free_env(char **env)
  * name, an absolute argv[0] runs that program) in the current directory,
  * with input (or /dev/null) on stdin.
  */
-static struct result run(bool emulated, const char *input, const char *const argv[])
+static struct result run_to(bool emulated, const char *input, const char *const argv[],
+			    const char *stdout_path)
 {
 	char *out_path = xasprintf("%s/stdout", work_root);
 	char *err_path = xasprintf("%s/stderr", work_root);
@@ -258,7 +259,8 @@ static struct result run(bool emulated, const char *input, const char *const arg
 	write_file(in_path, input ? input : "");
 	assert_int_equal(posix_spawn_file_actions_init(&fa), 0);
 	posix_spawn_file_actions_addopen(&fa, 0, in_path, O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	posix_spawn_file_actions_addopen(&fa, 1, stdout_path ? stdout_path : out_path,
+					 O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	assert_int_equal(posix_spawn(&pid, prog, &fa, NULL, (char *const *)argv, env), 0);
 	posix_spawn_file_actions_destroy(&fa);
@@ -266,13 +268,18 @@ static struct result run(bool emulated, const char *input, const char *const arg
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
 	res.status = WEXITSTATUS(status);
-	res.out = slurp(out_path);
+	res.out = stdout_path ? strdup("") : slurp(out_path);
 	res.err = slurp(err_path);
 	free(out_path);
 	free(err_path);
 	free(in_path);
 	free(prog);
 	return res;
+}
+
+static struct result run(bool emulated, const char *input, const char *const argv[])
+{
+	return run_to(emulated, input, argv, NULL);
 }
 
 static void check_result(struct result res, int status, const char *out, const char *err)
@@ -586,6 +593,20 @@ static void test_get_usage_errors(void **state)
 	      "Try 'getrichacl --help' for more information.\n", "getrichacl", "--raw=1", "f");
 }
 
+/* output that cannot be written is an error, not a silent success */
+static void test_get_write_error(void **state)
+{
+	make_f_d();
+	check_result(run_to(false, NULL, ARGV("getrichacl", "f", "d"), "/dev/full"), 1, NULL,
+		     "getrichacl: No space left on device\n");
+	check_result(run_to(false, NULL, ARGV("getrichacl", "--access", "f"), "/dev/full"), 1,
+		     NULL, "getrichacl: No space left on device\n");
+	check_result(run_to(false, NULL, ARGV("getrichacl", "--version"), "/dev/full"), 1,
+		     NULL, "getrichacl: No space left on device\n");
+	check_result(run_to(false, NULL, ARGV("setrichacl", "--help"), "/dev/full"), 1,
+		     NULL, "setrichacl: No space left on device\n");
+}
+
 static void check_version_and_help(const char *tool, const char *synopsis)
 {
 	const char *const version_args[][3] = { { tool, "--version", NULL }, { tool, "-v", NULL } };
@@ -629,6 +650,30 @@ static void test_get_plain_access(void **state)
 	PLAIN(0, "r---------------  f\n", "", "getrichacl", "--access=2000", "--full", "f");
 	PLAIN(0, "-  z\n", "", "getrichacl", "--access=7:", "--unaligned", "z");
 	PLAIN(0, "-------------  z\n", "", "getrichacl", "--access=7:", "z");
+}
+
+/* 6.4 with a long group list (the original lost groups beyond 32) */
+static void test_get_access_many_groups(void **state)
+{
+	struct stat st;
+	char *arg, *next;
+	unsigned int i;
+
+	make_file("g", 0640);
+	assert_int_equal(stat("g", &st), 0);
+	arg = xasprintf("--access=2000");
+	for (i = 0; i < 39; i++) {
+		next = xasprintf("%s:%u", arg, 70000 + i);
+		free(arg);
+		arg = next;
+	}
+	/* without the owning group: other class, mode 0640 grants nothing */
+	PLAIN(0, "-------------  g\n", "", "getrichacl", arg, "g");
+	next = xasprintf("%s:%u", arg, (unsigned int)st.st_gid);
+	free(arg);
+	arg = next;
+	PLAIN(0, "r------------  g\n", "", "getrichacl", arg, "g");
+	free(arg);
 }
 
 static void test_get_access_errors(void **state)
@@ -1431,8 +1476,10 @@ int main(void)
 		T(test_get_posix_acl_refused),
 		T(test_get_missing_file_continues),
 		T(test_get_usage_errors),
+		T(test_get_write_error),
 		T(test_get_version_help),
 		T(test_get_plain_access),
+		T(test_get_access_many_groups),
 		T(test_get_access_errors),
 		T(test_set_plain_not_equivalent_refused),
 		T(test_set_plain_equivalent_chmod),

@@ -341,10 +341,10 @@ int main(int argc, char *argv[])
 			break;
 		case 'v':
 			printf("%s %s\n", progname, TOOL_VERSION);
-			return 0;
+			return tool_exit_status(progname, 0);
 		case 'h':
 			help(progname);
-			return 0;
+			return tool_exit_status(progname, 0);
 		default:
 			usage(progname);
 			return 1;
@@ -377,9 +377,5 @@ int main(int argc, char *argv[])
 			status = 1;
 	}
 	free(who.groups);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		tool_error(progname, errno ? errno : EIO);
-		return 1;
-	}
-	return status;
+	return tool_exit_status(progname, status);
 }

@@ -363,10 +363,10 @@ int main(int argc, char *argv[])
 			break;
 		case 'v':
 			printf("%s %s\n", progname, TOOL_VERSION);
-			return 0;
+			return tool_exit_status(progname, 0);
 		case 'h':
 			help(progname);
-			return 0;
+			return tool_exit_status(progname, 0);
 		default:
 			usage(progname);
 			return 1;

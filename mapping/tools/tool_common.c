@@ -25,6 +25,16 @@ void tool_error(const char *what, int err)
 	fprintf(stderr, "%s: %s\n", what, strerror(err));
 }
 
+int tool_exit_status(const char *progname, int status)
+{
+	errno = 0;
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		tool_error(progname, errno ? errno : EIO);
+		return 1;
+	}
+	return status;
+}
+
 const char *tool_progname(const char *argv0)
 {
 	const char *slash = strrchr(argv0, '/');

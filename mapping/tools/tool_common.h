@@ -23,6 +23,12 @@ extern const struct richacl_names tool_names;
 /* print "<what>: <strerror(err)>" on stderr (err is a positive errno value) */
 void tool_error(const char *what, int err);
 
+/*
+ * Flush stdout; on a write error print "<progname>: <reason>" and return 1,
+ * else return status.  Every exit after output goes through this.
+ */
+int tool_exit_status(const char *progname, int status);
+
 /* the program name for messages: the last component of argv[0] */
 const char *tool_progname(const char *argv0);
 

@@ -3,9 +3,12 @@
  * kt - perform exactly one system call for the in-guest kernel tests and
  * report its outcome in a form a shell script can compare.
  *
- *   kt OP ARGS...
+ *   kt [-u UID -g GID [-G GID,...]] OP ARGS...
  *
- * Prints "OK" (plus a value for getxattr) and exits 0 on success, or the
+ * With -u, the helper first drops to that user (setgroups to the -G list,
+ * which may be empty, then setresgid/setresuid to GID/UID; all capabilities
+ * are lost with the root uids), so that a check costs one exec and not a
+ * setpriv plus an exec.  Prints "OK" (plus a value for getxattr) and exits 0 on success, or the
  * errno name (EACCES, EPERM, EINVAL, ...) and exits 1 on failure.  Usage
  * errors print a message on stderr and exit 2.
  *
@@ -35,6 +38,7 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <grp.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -221,16 +225,67 @@ static int do_utimes(const char *path, const char *when)
 	return utimensat(AT_FDCWD, path, ts, 0);
 }
 
+static void parse_groups(const char *s, gid_t *groups, int *count)
+{
+	char *copy = strdup(s), *tok, *save = NULL;
+
+	*count = 0;
+	if (!copy)
+		usage("out of memory");
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (*count == 32)
+			usage("too many groups");
+		groups[(*count)++] = (gid_t)parse_long(tok);
+	}
+	free(copy);
+}
+
+/* Become UID/GID with the supplementary GROUPS; exits on failure. */
+static void become(long uid, long gid, const gid_t *groups, int count)
+{
+	if (setgroups(count, groups) || setresgid(gid, gid, gid) ||
+	    setresuid(uid, uid, uid)) {
+		fprintf(stderr, "kt: cannot become uid %ld gid %ld: %s\n",
+			uid, gid, strerror(errno));
+		exit(2);
+	}
+}
+
 #define NEED(n) do { if (argc != (n) + 2) usage("wrong number of arguments"); } while (0)
 
 int main(int argc, char *argv[])
 {
+	long uid = -1, gid = -1;
+	gid_t groups[32];
+	int ngroups = 0, opt;
 	const char *op;
 	unsigned char *val;
 	size_t len;
 
+	while ((opt = getopt(argc, argv, "+u:g:G:")) != -1) {
+		switch (opt) {
+		case 'u':
+			uid = parse_long(optarg);
+			break;
+		case 'g':
+			gid = parse_long(optarg);
+			break;
+		case 'G':
+			parse_groups(optarg, groups, &ngroups);
+			break;
+		default:
+			usage("unknown option");
+		}
+	}
+	if ((uid < 0) != (gid < 0))
+		usage("-u and -g go together");
+	if (uid >= 0)
+		become(uid, gid, groups, ngroups);
+	/* from here on, argv[1] is the operation */
+	argc -= optind - 1;
+	argv += optind - 1;
 	if (argc < 3)
-		usage("usage: kt OP ARGS...");
+		usage("usage: kt [-u UID -g GID [-G GIDS]] OP ARGS...");
 	op = argv[1];
 	setvbuf(stdout, NULL, _IOLBF, 0);
 

@@ -23,21 +23,18 @@ group_begin() {	# ID "rule reference"
 	NCHECK=0
 }
 
-_id() {
-	NCHECK=$((NCHECK + 1))
-	echo "$GROUP-$NCHECK"
-}
-
 pass() {	# description
 	PASS=$((PASS + 1))
-	echo "ok $(_id) [$RULE] $1"
+	NCHECK=$((NCHECK + 1))
+	echo "ok $GROUP-$NCHECK [$RULE] $1"
 }
 
 fail() {	# description details [diagnostic lines...]
 	local desc=$1 details=$2
 	shift 2
 	FAIL=$((FAIL + 1))
-	echo "FAIL $(_id) [$RULE] $desc: $details"
+	NCHECK=$((NCHECK + 1))
+	echo "FAIL $GROUP-$NCHECK [$RULE] $desc: $details"
 	local l
 	for l in "$@"; do
 		printf '%s\n' "$l" | sed 's/^/#   /'
@@ -59,6 +56,20 @@ as() {
 	esac
 }
 
+# The kt helper as a test user (kt switches users itself: cheaper than setpriv).
+kt_as() {
+	local who=$1
+	shift
+	case "$who" in
+	root) "$KT" "$@" ;;
+	alice) "$KT" -u 1001 -g 1001 -G "" "$@" ;;
+	bob) "$KT" -u 1002 -g 1002 -G $STAFF "$@" ;;
+	carol) "$KT" -u 1003 -g 1003 -G $STAFF "$@" ;;
+	[0-9]*) "$KT" -u "$who" -g "$who" -G "" "$@" ;;
+	*) echo "kt_as: unknown user $who" >&2; return 2 ;;
+	esac
+}
+
 _outcome_matches() {	# want got
 	case "$1" in
 	DENIED) [ "$2" = EACCES ] || [ "$2" = EPERM ] ;;
@@ -73,7 +84,7 @@ expect() {
 	local want=$1 who=$2 desc=$3
 	shift 3
 	local got
-	got=$(as "$who" "$KT" "$@" 2>&1 | head -n1)
+	got=$(kt_as "$who" "$@" 2>&1 | head -n1)
 	got=${got%% *}
 	if _outcome_matches "$want" "$got"; then
 		pass "$desc"

@@ -49,11 +49,11 @@ mkdir -p "$R" "$P"
 
 RICH_OK=0
 RICH_WHY="the richacl ext4 image did not mount"
-if out=$(mount -t ext4 "$RICH_DEV" "$R" 2>&1); then
+if mount -t ext4 "$RICH_DEV" "$R" 2>/dev/null; then
 	RICH_OK=1
 	RICH_WHY=""
 else
-	RICH_WHY="mount -t ext4 $RICH_DEV failed: $out $(dmesg | grep -i 'EXT4-fs' | tail -n1)"
+	RICH_WHY="mount -t ext4 $RICH_DEV failed: $(dmesg | grep 'EXT4-fs' | tail -n1 | sed 's/^\[[ 0-9.]*\] //')"
 fi
 PLAIN_OK=0
 mount -t ext4 "$PLAIN_DEV" "$P" 2>/dev/null && PLAIN_OK=1

@@ -1,0 +1,149 @@
+#!/bin/bash
+# In-guest part of testenv/run-smb-tests.sh (runs as root in the QEMU guest).
+#
+#   guest-tests.sh --out DIR --tools DIR [--module RICHACL_SO]
+#                  [--rich-dev DEV] [--plain-dev DEV]
+#                  [--no-suite] [--no-torture] [--suites "SUITE ..."] [--shares "SHARE ..."]
+#
+# 1. mounts the richacl ext4 image (DEV default /dev/vda) on /mnt/rich and the
+#    plain ext4 image (/dev/vdb) on /mnt/plain,
+# 2. starts smbd on the guest's loopback port 445 (testenv/smb/server.sh) with
+#    [richacl] = /mnt/rich/share, [aclxattr] = /mnt/plain/aclxattr,
+#    [nfs4acl] = /mnt/plain/nfs4acl and [hideunread],
+# 3. runs the S-* suite (testenv/tests/smb/run.py) -> DIR/s-suite.txt,
+# 4. runs each smbtorture suite against each share, as the unprivileged SMB
+#    user alice, with the smbtorture process itself running as the local
+#    user alice (runuser), on an emptied share directory that alice owns,
+#    --format=subunit -> DIR/torture/SHARE/SUITE.subunit (+ .stderr, .rc),
+#    wall times -> DIR/times,
+# 5. stops smbd and leaves its log in DIR/smbd.log.
+# The host (testenv/smb/torture-summary.py) turns the results into counts.
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+SUITES="smb2.acls smb2.create smb2.rename smb2.delete-on-close-perms smb2.sdread
+	smb2.maximum_allowed base.delete raw.acls"
+SHARES="richacl aclxattr"
+out="" tools="" module="" rich_dev=/dev/vda plain_dev=/dev/vdb
+run_suite=1 run_torture=1
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--out) out=${2:?}; shift 2 ;;
+	--tools) tools=${2:?}; shift 2 ;;
+	--module) module=${2:?}; shift 2 ;;
+	--rich-dev) rich_dev=${2:?}; shift 2 ;;
+	--plain-dev) plain_dev=${2:?}; shift 2 ;;
+	--no-suite) run_suite=0; shift ;;
+	--no-torture) run_torture=0; shift ;;
+	--suites) SUITES=${2:?}; shift 2 ;;
+	--shares) SHARES=${2:?}; shift 2 ;;
+	*) echo "guest-tests.sh: unknown argument '$1'" >&2; exit 2 ;;
+	esac
+done
+[ -n "$out" ] && [ -n "$tools" ] || { echo "guest-tests.sh: --out and --tools are required" >&2; exit 2; }
+mkdir -p "$out"
+STATE=/run/richacl-smb
+TORTURE_USER=alice
+now() { cut -d' ' -f1 /proc/uptime; }
+log() { echo "guest-tests: $*" >&2; }
+[ -e /proc/self/fd ] || mount -t proc proc /proc
+
+: >"$out/times"
+t0=$(now)
+declare -A SHARE_PATH=([richacl]=/mnt/rich/share [aclxattr]=/mnt/plain/aclxattr
+	[nfs4acl]=/mnt/plain/nfs4acl)
+
+mkdir -p /mnt/rich /mnt/plain
+if err=$(mount -t ext4 "$rich_dev" /mnt/rich 2>&1); then
+	mkdir -p /mnt/rich/share
+	echo "richacl mount: ok" >"$out/mounts"
+else
+	# The share directory stays missing: every richacl test then fails loudly.
+	echo "richacl mount: FAILED: $err $(dmesg | grep -i 'ext4' | tail -n 1)" >"$out/mounts"
+	log "the richacl image did not mount: $err"
+	rmdir /mnt/rich
+fi
+if err=$(mount -t ext4 "$plain_dev" /mnt/plain 2>&1); then
+	mkdir -p /mnt/plain/aclxattr /mnt/plain/nfs4acl
+	echo "plain mount: ok" >>"$out/mounts"
+else
+	echo "plain mount: FAILED: $err" >>"$out/mounts"
+	log "the plain image did not mount: $err"
+fi
+
+start_args=(start --state "$STATE" --rich "${SHARE_PATH[richacl]}"
+	--aclxattr "${SHARE_PATH[aclxattr]}" --nfs4acl "${SHARE_PATH[nfs4acl]}")
+[ -n "$module" ] && start_args+=(--module "$module")
+if ! bash "$here/server.sh" "${start_args[@]}" 2>"$out/server-start.err"; then
+	cat "$out/server-start.err" >&2
+	cp "$STATE/smbd.log" "$out/smbd.log" 2>/dev/null
+	echo "FAIL smbd-start: $(tail -n 1 "$out/server-start.err")" >"$out/s-suite.txt"
+	exit 1
+fi
+cp "$STATE/smb.conf" "$out/smb.conf"
+echo "smbd-start $(echo "$(now) - $t0" | bc)" >>"$out/times"
+
+if [ "$run_suite" = 1 ]; then
+	t=$(now)
+	/usr/bin/python3 "$repo/testenv/tests/smb/run.py" --state "$STATE" \
+		--path "${SHARE_PATH[richacl]}" --share richacl --tools "$tools" \
+		>"$out/s-suite.txt" 2>&1
+	echo "s-suite $(echo "$(now) - $t" | bc)" >>"$out/times"
+fi
+
+empty_share() {	# share
+	local dir=${SHARE_PATH[$1]}
+	[ -d "$dir" ] || return 1
+	find "$dir" -mindepth 1 -delete
+	if [ "$1" = richacl ]; then
+		"$tools/setrichacl" --remove "$dir" 2>/dev/null
+	else
+		setfacl -b "$dir" 2>/dev/null
+		setfattr -x security.NTACL "$dir" 2>/dev/null
+	fi
+	chown "$TORTURE_USER:$TORTURE_USER" "$dir"
+	chmod 0755 "$dir"
+}
+
+if [ "$run_torture" = 1 ]; then
+	basedir=/tmp/torture-basedir
+	mkdir -p "$basedir"
+	chown "$TORTURE_USER:$TORTURE_USER" "$basedir"
+	pw=$(awk -v u="$TORTURE_USER" '$1 == u { print $3 }' "$STATE/users")
+	for share in $SHARES; do
+		mkdir -p "$out/torture/$share"
+		bash "$here/server.sh" hideunread --state "$STATE" "$share" ||
+			log "could not point [hideunread] at $share"
+		for suite in $SUITES; do
+			res=$out/torture/$share/$suite
+			proto=()
+			case "$suite" in base.*|raw.*) proto=(-m NT1) ;; esac
+			t=$(now)
+			if empty_share "$share"; then
+				runuser -u "$TORTURE_USER" -- timeout -k 10 600 \
+					smbtorture "//127.0.0.1/$share" -s "$STATE/client.conf" \
+					"-U$TORTURE_USER%$pw" -T samba3 "${proto[@]}" \
+					--format=subunit --basedir="$basedir" "$suite" \
+					>"$res.subunit" 2>"$res.stderr" </dev/null
+				echo $? >"$res.rc"
+			else
+				echo "share directory ${SHARE_PATH[$share]} missing" >"$res.stderr"
+				: >"$res.subunit"
+				echo 125 >"$res.rc"
+			fi
+			echo "torture $share $suite $(echo "$(now) - $t" | bc)" >>"$out/times"
+			log "$share $suite: rc $(cat "$res.rc") ($(echo "$(now) - $t" | bc) s)"
+		done
+	done
+fi
+
+bash "$here/server.sh" stop --state "$STATE"
+# The log of a long run can be large; keep the end of it.
+tail -c 4000000 "$STATE/smbd.log" >"$out/smbd.log" 2>/dev/null
+dmesg >"$out/dmesg.txt" 2>/dev/null
+cd /
+mountpoint -q /mnt/rich && umount /mnt/rich
+mountpoint -q /mnt/plain && umount /mnt/plain
+echo "total $(echo "$(now) - $t0" | bc)" >>"$out/times"
+exit 0

@@ -1,0 +1,172 @@
+#!/bin/bash
+# Control the in-guest smbd of the SMB tests and the demo (run as root in the
+# QEMU guest; testenv/run-smb-tests.sh and testenv/demo.sh call it).
+#
+#   server.sh start --state DIR --rich PATH --aclxattr PATH --nfs4acl PATH
+#                   [--module RICHACL_SO] [--port N] [--hideunread SHARE]
+#                   [--richacl-option NAME=VALUE]...
+#   server.sh hideunread --state DIR SHARE   [hideunread] now copies SHARE (reload)
+#   server.sh stop --state DIR
+#
+# start (the caller mounts the file systems and makes the share directories):
+#  - puts the vfs_richacl module where smbd loads it BY NAME: Samba 4.17
+#    refuses paths in "vfs objects", and /usr/lib/x86_64-linux-gnu/samba/vfs
+#    is on the read-only host root, so a tmpfs is mounted over that directory
+#    holding copies of the packaged modules plus richacl.so,
+#  - writes DIR/smb.conf (testenv/smb/smbconf.sh) and DIR/client.conf (for
+#    smbtorture, smbclient, smbcacls and python3-samba as clients),
+#  - gives alice, bob and carol (made by testenv/guest/init.sh) their SMB
+#    passwords; DIR/users lists "name uid password" for the clients,
+#  - starts "smbd -F" in the background (log: DIR/smbd.log, pid: DIR/smbd.pid)
+#    and waits until it accepts connections on 127.0.0.1:PORT.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+VFSDIR=/usr/lib/x86_64-linux-gnu/samba/vfs
+# Test users (uids from SEMANTICS.md section 2 / testenv/guest/init.sh) and
+# their SMB passwords.  Test credentials of a throw-away guest, nothing else.
+USERS=("alice 1001 alice-pw" "bob 1002 bob-pw" "carol 1003 carol-pw")
+
+die() {
+	echo "server.sh: $*" >&2
+	exit 1
+}
+
+ensure_proc() {
+	# Samba resolves O_PATH handles through /proc/self/fd.
+	[ -e /proc/self/fd ] || mount -t proc proc /proc || die "cannot mount /proc"
+}
+
+install_module() {	# richacl.so
+	local so=$1
+	[ -r "$so" ] || die "module '$so' not found"
+	if ! mountpoint -q "$VFSDIR"; then
+		local keep
+		keep=$(mktemp -d /tmp/samba-vfs.XXXXXX)
+		cp -a "$VFSDIR/." "$keep/"
+		mount -t tmpfs -o mode=0755 tmpfs "$VFSDIR" || die "cannot mount a tmpfs on $VFSDIR"
+		cp -a "$keep/." "$VFSDIR/"
+		rm -rf "$keep"
+	fi
+	install -m 0644 "$so" "$VFSDIR/richacl.so"
+}
+
+write_conf() {	# reads the saved arguments from $state/args
+	local args=()
+	mapfile -t args <"$state/args"
+	bash "$here/smbconf.sh" --state "$state" "${args[@]}" --hideunread "$hideunread" \
+		>"$state/smb.conf.new"
+	mv "$state/smb.conf.new" "$state/smb.conf"
+	cat >"$state/client.conf" <<-EOF
+	# Client side configuration for the in-guest SMB tests.
+	[global]
+		workgroup = RICHACL
+		client min protocol = NT1
+		client max protocol = SMB3
+		client signing = if_required
+		lock directory = /tmp
+		state directory = /tmp
+		cache directory = /tmp
+		private dir = /tmp
+		log level = 0
+	EOF
+	chmod 0644 "$state/client.conf"
+}
+
+add_users() {
+	local u name uid pw
+	: >"$state/users"
+	for u in "${USERS[@]}"; do
+		read -r name uid pw <<<"$u"
+		[ "$(id -u "$name" 2>/dev/null)" = "$uid" ] ||
+			die "user $name with uid $uid does not exist (testenv/guest/init.sh makes it)"
+		printf '%s\n%s\n' "$pw" "$pw" |
+			smbpasswd -c "$state/smb.conf" -s -a "$name" >/dev/null ||
+			die "smbpasswd -a $name failed"
+		echo "$name $uid $pw" >>"$state/users"
+	done
+	chmod 0644 "$state/users"
+}
+
+wait_ready() {	# port
+	local i
+	for i in $(seq 1 240); do
+		if ! kill -0 "$(cat "$state/smbd.pid")" 2>/dev/null; then
+			tail -n 30 "$state/smbd.log" >&2
+			die "smbd died during startup (log: $state/smbd.log)"
+		fi
+		if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then
+			return 0
+		fi
+		sleep 0.5
+	done
+	die "smbd does not accept connections on port $1 after 120 s"
+}
+
+cmd_start() {
+	local module="" port=445 rich="" aclxattr="" nfs4acl=""
+	local confargs=()
+	hideunread=richacl
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		--state) state=${2:?}; shift 2 ;;
+		--rich) rich=${2:?}; confargs+=("$1" "$2"); shift 2 ;;
+		--aclxattr) aclxattr=${2:?}; confargs+=("$1" "$2"); shift 2 ;;
+		--nfs4acl) nfs4acl=${2:?}; confargs+=("$1" "$2"); shift 2 ;;
+		--port) port=${2:?}; confargs+=("$1" "$2"); shift 2 ;;
+		--richacl-option) confargs+=("$1" "${2:?}"); shift 2 ;;
+		--hideunread) hideunread=${2:?}; shift 2 ;;
+		--module) module=${2:?}; shift 2 ;;
+		*) die "start: unknown argument '$1'" ;;
+		esac
+	done
+	[ -n "${state:-}" ] && [ -n "$rich" ] && [ -n "$aclxattr" ] && [ -n "$nfs4acl" ] ||
+		die "start needs --state, --rich, --aclxattr and --nfs4acl"
+	ensure_proc
+	mkdir -p "$state"/{private,lock,state,cache,run,ncalrpc,bind-dns}
+	chmod 0755 "$state"
+	printf '%s\n' "${confargs[@]}" >"$state/args"
+	if [ -n "$module" ]; then
+		install_module "$module"
+	fi
+	write_conf
+	add_users
+	smbd -F --no-process-group -s "$state/smb.conf" --debug-stdout -d1 \
+		</dev/null >"$state/smbd.log" 2>&1 &
+	echo $! >"$state/smbd.pid"
+	wait_ready "$port"
+}
+
+cmd_hideunread() {
+	[ $# -eq 3 ] && [ "$1" = --state ] || die "usage: server.sh hideunread --state DIR SHARE"
+	state=$2
+	hideunread=$3
+	write_conf
+	smbcontrol -s "$state/smb.conf" smbd reload-config >/dev/null ||
+		die "smbcontrol reload-config failed"
+}
+
+cmd_stop() {
+	[ $# -eq 2 ] && [ "$1" = --state ] || die "usage: server.sh stop --state DIR"
+	state=$2
+	local pid
+	pid=$(cat "$state/smbd.pid" 2>/dev/null) || return 0
+	kill "$pid" 2>/dev/null || return 0
+	local i
+	for i in $(seq 1 40); do
+		kill -0 "$pid" 2>/dev/null || return 0
+		sleep 0.25
+	done
+	kill -9 "$pid" 2>/dev/null || true
+}
+
+[ $# -gt 0 ] || die "usage: server.sh start|hideunread|stop ..."
+[ "$(id -u)" = 0 ] || die "must run as root (in the guest)"
+sub=$1
+shift
+case "$sub" in
+start) cmd_start "$@" ;;
+hideunread) cmd_hideunread "$@" ;;
+stop) cmd_stop "$@" ;;
+*) die "unknown subcommand '$sub'" ;;
+esac

@@ -1,0 +1,278 @@
+# write_acl, write_owner, write_attributes, write vs append, owner
+# permissions, chmod and the file masks (SEMANTICS.md section 3, items 4-9;
+# section 2 S-A1..S-A4).
+
+lines() { printf '%s\n' "$@"; }
+
+# getrichacl run inside a directory, so that the printed names are short.
+gra_in() {	# dir getrichacl-args...
+	local dir=$1
+	shift
+	(cd "$dir" && "$GETRICHACL" "$@")
+}
+
+# §3 item 4: write_acl grants chmod and setrichacl.
+t_write_acl() {
+	group_begin K-WACL "§3.4 write_acl grants chmod and setrichacl (S-A1, S-A2)"
+	require_richacl || return
+	local B=$R/wacl
+	fresh_dir "$B"
+	local f
+	for f in f1 f2 f3 f4 f5 f6 f7 f8; do echo x >"$B/$f"; done
+	setacl 'user:1001:C::allow everyone@:r::allow' "$B/f1"
+	setacl 'user:1001:C::allow' "$B/f2"
+	setacl 'user:1001:rwp::allow' "$B/f3"
+	setacl 'group:2000:C::allow' "$B/f4"
+	setacl 'user:1001:C::allow everyone@:r::allow' "$B/f5"
+	setacl 'user:1001:r::allow' "$B/f6"
+	chown alice "$B/f7" "$B/f8"
+	setacl 'owner@:r::allow' "$B/f7" "$B/f8"
+
+	expect OK alice "S-A2: write_acl lets a non-owner chmod" chmod "$B/f1" 0640
+	check_eq "chmod by the write_acl holder took effect" 640 "$(mode_of "$B/f1")"
+	expect EPERM alice "chmod rewrote the masks (group mask r): write_acl is gone, chmod refused" \
+		chmod "$B/f1" 0644
+	expect_sh OK alice "S-A2: write_acl lets a non-owner run setrichacl" \
+		'"$1" --set "user:1001:C::allow user:1002:r::allow" "$2"' "$SETRICHACL" "$B/f2"
+	expect OK bob "the acl set by the write_acl holder is in force" open "$B/f2" r
+	local before
+	before=$(xattr_of "$B/f3")
+	expect EPERM alice "S-A2: without write_acl a non-owner cannot chmod" chmod "$B/f3" 0666
+	expect_sh DENIED alice "S-A2: without write_acl a non-owner cannot setrichacl" \
+		'"$1" --set "everyone@:rwp::allow" "$2"' "$SETRICHACL" "$B/f3"
+	check_eq "refused setrichacl/chmod changed nothing" "$before" "$(xattr_of "$B/f3")"
+	expect OK bob "write_acl through a group entry: chmod" chmod "$B/f4" 0600
+	expect EPERM alice "group entry does not give alice write_acl" chmod "$B/f4" 0666
+	expect OK alice "write_acl lets a non-owner remove the acl" removexattr "$B/f5" system.richacl
+	expect EPERM alice "without write_acl a non-owner cannot remove the acl" \
+		removexattr "$B/f6" system.richacl
+	expect DENIED alice "S-A1: owner's entry grants read only: write refused" open "$B/f7" w
+	expect OK alice "S-A1: owner can read" open "$B/f7" r
+	expect_sh OK alice "S-A1: the owner can always change the acl" \
+		'"$1" --set "owner@:rwp::allow" "$2"' "$SETRICHACL" "$B/f7"
+	expect OK alice "S-A1: after changing the acl the owner can write" open "$B/f7" w
+	expect OK alice "S-A1: the owner can always chmod" chmod "$B/f8" 0600
+}
+
+# §3 item 5: write_owner grants chown/chgrp to oneself only.
+t_write_owner() {
+	group_begin K-WOWNER "§3.5 write_owner: chown/chgrp to oneself only (S-A3)"
+	require_richacl || return
+	local B=$R/wowner
+	fresh_dir "$B"
+	local f
+	for f in f1 f2 f3 f4 f5 f6 f7 f8 f9; do echo x >"$B/$f"; done
+	setacl 'user:1001:o::allow everyone@:r::allow' "$B/f1" "$B/f2" "$B/f3" "$B/f4" "$B/f9"
+	setacl 'user:1001:rwp::allow' "$B/f5"
+	setacl 'group:2000:o::allow' "$B/f6" "$B/f7" "$B/f8"
+
+	expect OK alice "S-A3: write_owner: take ownership (chown to oneself)" chown "$B/f1" 1001 -1
+	check_eq "the file now belongs to alice" 1001:0 "$(owner_of "$B/f1")"
+	expect EPERM alice "S-A3: write_owner: giving the file to bob refused" chown "$B/f2" 1002 -1
+	check_eq "refused chown changed nothing" 0:0 "$(owner_of "$B/f2")"
+	expect OK alice "write_owner: chgrp to a group alice is in" chown "$B/f3" -1 1001
+	check_eq "the group changed" 0:1001 "$(owner_of "$B/f3")"
+	expect EPERM alice "write_owner: chgrp to a group alice is not in refused" chown "$B/f4" -1 $STAFF
+	expect EPERM alice "without write_owner: chown to oneself refused" chown "$B/f5" 1001 -1
+	expect OK bob "write_owner through a group entry: bob takes ownership" chown "$B/f6" 1002 -1
+	expect EPERM carol "write_owner: carol cannot give the file to bob" chown "$B/f7" 1002 -1
+	expect OK carol "write_owner: carol chgrp to staff (her group)" chown "$B/f8" -1 $STAFF
+	expect_sh OK alice "chown(1) to oneself with write_owner" 'chown alice "$1"' "$B/f9"
+}
+
+# §3 item 6: write_attributes grants setting arbitrary times.
+t_write_attributes() {
+	group_begin K-WATTR "§3.6 write_attributes sets arbitrary times"
+	require_richacl || return
+	local B=$R/wattr
+	fresh_dir "$B"
+	local f
+	for f in f1 f2 f3 f4; do echo x >"$B/$f"; touch -d @1500000000 "$B/$f"; done
+	setacl 'user:1001:A::allow everyone@:r::allow' "$B/f1"
+	setacl 'user:1001:rwp::allow' "$B/f2"
+	setacl 'user:1001:r::allow' "$B/f3"
+	setacl 'group:2000:A::allow' "$B/f4"
+
+	expect_sh OK alice "write_attributes: touch -d sets an arbitrary time" \
+		'touch -d "2001-02-03 04:05:06 UTC" "$1"' "$B/f1"
+	check_eq "the mtime is the one given" 981173106 "$(stat -c %Y "$B/f1")"
+	expect OK alice "write_attributes: utimensat with explicit times" utimes "$B/f1" 1000000000
+	expect OK alice "write_attributes: utimensat to the current time" utimes "$B/f1" now
+	expect_sh DENIED alice "write_data without write_attributes: touch -d refused" \
+		'touch -d "2001-02-03 04:05:06 UTC" "$1"' "$B/f2"
+	check_eq "refused touch left the mtime alone" 1500000000 "$(stat -c %Y "$B/f2")"
+	expect OK alice "write_data: setting the current time stays allowed (POSIX rule)" utimes "$B/f2" now
+	expect DENIED alice "neither right: setting the current time refused" utimes "$B/f3" now
+	expect EPERM alice "neither right: setting an explicit time refused" utimes "$B/f3" 1000000000
+	expect OK carol "write_attributes through a group entry" utimes "$B/f4" 1000000000
+}
+
+# §3 item 7: write_data vs append_data on files.
+t_append() {
+	group_begin K-APPEND "§3.7 write vs append (S-A4)"
+	require_richacl || return
+	local B=$R/append
+	fresh_dir "$B"
+	local f
+	for f in f1 f2 f3 f4; do echo base >"$B/$f"; done
+	setacl 'user:1001:p::allow' "$B/f1"
+	setacl 'user:1001:w::allow' "$B/f2"
+	setacl 'user:1001:wp::allow' "$B/f3"
+	setacl 'group:2000:p::allow' "$B/f4"
+
+	expect_sh OK alice "append_data: >> appends" 'echo more >>"$1"' "$B/f1"
+	check_eq "the data was appended" "base more" "$(echo $(cat "$B/f1"))"
+	expect_sh DENIED alice "append_data without write_data: > refused" 'echo new >"$1"' "$B/f1"
+	check_eq "refused overwrite left the content" "base more" "$(echo $(cat "$B/f1"))"
+	expect DENIED alice "append_data without write_data: O_WRONLY refused" open "$B/f1" w
+	expect OK alice "append_data: O_WRONLY|O_APPEND allowed" open "$B/f1" wa
+	expect_sh OK alice "write_data: > overwrites" 'echo new >"$1"' "$B/f2"
+	check_eq "the file was overwritten" new "$(cat "$B/f2")"
+	expect_sh DENIED alice "write_data without append_data: >> refused" 'echo more >>"$1"' "$B/f2"
+	check_eq "refused append left the content" new "$(cat "$B/f2")"
+	expect OK alice "write_data: writing in place (O_WRONLY)" write "$B/f2" w N
+	expect_sh OK alice "write_data+append_data: >> appends" 'echo more >>"$1"' "$B/f3"
+	expect_sh OK alice "write_data+append_data: > overwrites" 'echo new >"$1"' "$B/f3"
+	expect_sh OK bob "append_data through a group entry: >>" 'echo bob >>"$1"' "$B/f4"
+	expect_sh DENIED bob "append_data through a group entry: > refused" 'echo bob >"$1"' "$B/f4"
+}
+
+# §3 item 8: the owner's permissions can be narrower than the mode suggests.
+t_owner_narrow() {
+	group_begin K-OWNER "§3.8 owner permissions narrower than the mode (S-A1)"
+	require_richacl || return
+	local B=$R/owner
+	fresh_dir "$B"
+	local f
+	for f in f1 f2 f3; do echo x >"$B/$f"; chown alice:alice "$B/$f"; done
+	setacl 'owner@:w::deny everyone@:rwp::allow' "$B/f1"
+	setacl 'owner@:r::allow user:1002:rwp::allow' "$B/f2"
+	setacl 'flags:m owner:rw::mask group:r::mask other:r::mask group@:rw::allow' "$B/f3"
+	mkdir "$B/d4"
+	echo x >"$B/d4/g"
+	chown alice "$B/d4"
+	setacl 'owner@:wp::deny everyone@:rwpxd::allow' "$B/d4"
+
+	check_eq "mode from the masks is 0666 (owner mask rp)" 666 "$(mode_of "$B/f1")"
+	expect DENIED alice "mode shows rw- but owner@ is denied write_data: O_WRONLY refused" open "$B/f1" w
+	expect OK alice "the owner may still append (append_data allowed)" open "$B/f1" wa
+	expect OK alice "the owner may read" open "$B/f1" r
+	expect OK bob "everyone else writes" open "$B/f1" w
+	check_eq "mode from the masks is 0660 (owner mask includes what user entries grant)" \
+		660 "$(mode_of "$B/f2")"
+	expect DENIED alice "mode shows rw- but owner@ grants read only: write refused" open "$B/f2" w
+	expect OK bob "the named user writes" open "$B/f2" w
+	check_eq "masked acl with owner mask rw: mode 0644" 644 "$(mode_of "$B/f3")"
+	expect DENIED alice "owner in the owning group: group@ rw is cut to the group mask r" open "$B/f3" w
+	expect OK alice "owner in the owning group reads" open "$B/f3" r
+	check_eq "directory mode 0777 (owner mask rxd)" 777 "$(mode_of "$B/d4")"
+	expect DENIED alice "owner of a 0777 dir denied add_file: create refused" create "$B/d4/f"
+	expect DENIED alice "owner of a 0777 dir denied add_subdirectory: mkdir refused" mkdir "$B/d4/d"
+	expect OK alice "the owner keeps delete_child" unlink "$B/d4/g"
+	expect OK bob "everyone else creates" create "$B/d4/fb"
+}
+
+# §3 item 9: chmod rewrites the masks; getrichacl shows the effect.
+# Expected texts: algorithms.md 3.3 and the end-to-end list at the end of 4.11.
+t_chmod() {
+	group_begin K-CHMOD "§3.9 chmod rewrites the masks (algorithms.md 3.3, 4.11)"
+	require_richacl || return
+	local B=$R/chmod
+	fresh_dir "$B"
+	echo x >"$B/f1"
+	setacl 'flags:a user:5:rwpx::allow everyone@:r::allow' "$B/f1"
+	check_eq "mode from the masks: 0774" 774 "$(mode_of "$B/f1")"
+	S chmod 640 "$B/f1"
+	check_text "chmod 640: masks rwp/r/-, flags masked+write_through+protected (raw)" "$(lines \
+		'f1:' \
+		'     flags:mwap' \
+		'     owner:rwp-------------::mask' \
+		'     group:r---------------::mask' \
+		'     other:----------------::mask' \
+		'    user:5:rwpx------------::allow' \
+		' everyone@:r---------------::allow')" gra_in "$B" --raw --numeric-ids f1
+	check_text "chmod 640: getrichacl shows the masks applied" "$(lines \
+		'f1:' \
+		'  flags:ap' \
+		' user:5:r------------::allow' \
+		' owner@:rwp----------::allow' \
+		' group@:r------------::allow')" gra_in "$B" --numeric-ids f1
+
+	echo x >"$B/f2"
+	setacl 'user:1002:rwpx::allow everyone@:r::allow' "$B/f2"
+	S chmod 640 "$B/f2"
+	expect OK bob "after chmod 640 the named user (group class) reads" open "$B/f2" r
+	expect DENIED bob "after chmod 640 the group mask r cuts the named user's write" open "$B/f2" w
+	expect DENIED carol "after chmod 640 the other class gets the other mask (nothing)" open "$B/f2" r
+	S chmod 664 "$B/f2"
+	expect OK bob "after chmod 664 the named user writes again (entries were kept)" open "$B/f2" w
+	expect OK carol "after chmod 664 the other class reads" open "$B/f2" r
+	expect DENIED carol "after chmod 664 the other class cannot write" open "$B/f2" w
+
+	mkdir "$B/d3"
+	setacl 'user:5:rwpxd:fd:allow owner@:rwpxd::allow' "$B/d3"
+	S chmod 711 "$B/d3"
+	check_text "directory chmod 711: getrichacl (algorithms.md 3.3)" "$(lines \
+		'd3:' \
+		'    user:5:rwpxd--------:fdi:allow' \
+		'    user:5:---x---------::allow' \
+		'    owner@:rwpxd--------::allow' \
+		'    group@:---x---------::deny' \
+		' everyone@:---x---------::allow')" gra_in "$B" --numeric-ids d3
+
+	local a
+	for a in a1 a2 a3 a4; do echo x >"$B/$a"; done
+	setacl 'everyone@:wp::allow owner@:r::allow group@:r::allow' "$B/a1"
+	S chmod 664 "$B/a1"
+	check_text "apply-masks a1: chmod 664" "$(lines \
+		'a1:' \
+		'    owner@:rwp----------::allow' \
+		'    group@:rwp----------::allow' \
+		' everyone@:r------------::allow')" gra_in "$B" --numeric-ids a1
+	setacl 'u:77:rwp::allow' "$B/a2"
+	S chmod 664 "$B/a2"
+	local a2_664
+	a2_664=$(lines \
+		'a2:' \
+		'    owner@:rwp----------::allow' \
+		'   user:77:rwp----------::allow' \
+		'    group@:r------------::deny' \
+		' everyone@:r------------::allow')
+	check_text "apply-masks a2: chmod 664" "$a2_664" gra_in "$B" --numeric-ids a2
+	S chmod 644 "$B/a2"
+	check_text "apply-masks a2: chmod 644 masks the named user to r" "$(lines \
+		'a2:' \
+		'    owner@:rwp----------::allow' \
+		'   user:77:r------------::allow' \
+		'    group@:r------------::deny' \
+		' everyone@:r------------::allow')" gra_in "$B" --numeric-ids a2
+	S chmod 664 "$B/a2"
+	check_text "apply-masks a2: chmod 664 again restores rwp (entries untouched)" \
+		"$a2_664" gra_in "$B" --numeric-ids a2
+	setacl 'u:77:r::allow everyone@:rwp::allow' "$B/a3"
+	S chmod 664 "$B/a3"
+	check_text "apply-masks a3: chmod 664" "$(lines \
+		'a3:' \
+		'   user:77:rwp----------::allow' \
+		'    owner@:rwp----------::allow' \
+		'    group@:rwp----------::allow' \
+		' everyone@:r------------::allow')" gra_in "$B" --numeric-ids a3
+	setacl 'everyone@:rwp::allow' "$B/a4"
+	S chmod 066 "$B/a4"
+	check_text "apply-masks a4: chmod 066" "$(lines \
+		'a4:' \
+		'    owner@:rwp----------::deny' \
+		' everyone@:rwp----------::allow')" gra_in "$B" --numeric-ids a4
+	S chmod 006 "$B/a4"
+	check_text "apply-masks a4: chmod 006" "$(lines \
+		'a4:' \
+		'    owner@:rwp----------::deny' \
+		'    group@:rwp----------::deny' \
+		' everyone@:rwp----------::allow')" gra_in "$B" --numeric-ids a4
+	S chmod 606 "$B/a4"
+	check_text "apply-masks a4: chmod 606" "$(lines \
+		'a4:' \
+		'    owner@:rwp----------::allow' \
+		'    group@:rwp----------::deny' \
+		' everyone@:rwp----------::allow')" gra_in "$B" --numeric-ids a4
+}
