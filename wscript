@@ -59,6 +59,11 @@ def build(bld):
                     target='tests/' + name, use='richaclmap_static CMOCKA',
                     includes=inc + ['mapping/tests'], install_path=None)
 
+    # LD_PRELOAD shim emulating the kernel store rule for the tools' tests
+    bld.shlib(source='mapping/tests/fake_richacl_fs.c', target='tests/fake_richacl_fs',
+              use='richaclmap_static', includes=inc, install_path=None,
+              linkflags=['-Wl,-Bsymbolic'])
+
     for prog in bld.path.ant_glob('bench/*.c'):
         name = os.path.splitext(prog.name)[0]
         bld.program(source=[prog], target='bench/' + name, use='richaclmap_static',

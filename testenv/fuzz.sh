@@ -28,7 +28,7 @@ cc=${FUZZ_CC:-clang}
 mkdir -p "$out"
 
 cflags=(-g -O1 -std=gnu11 -D_GNU_SOURCE -fno-omit-frame-pointer
-	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+	"-fsanitize=fuzzer,address,undefined" -fno-sanitize-recover=all
 	-I"$top/mapping/include" -I"$top/mapping/fuzz")
 
 status=0

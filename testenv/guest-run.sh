@@ -186,7 +186,18 @@ t1=$!
 tail --pid="$qpid" -s 0.2 -n +1 -F "$results/stderr" >&2 2>/dev/null &
 t2=$!
 if [ "$timeout" -gt 0 ]; then
-	(sleep "$timeout" && touch "$results/.guest/timed-out" && kill "$qpid") >/dev/null 2>&1 &
+	(
+		waited=0
+		while kill -0 "$qpid" 2>/dev/null; do
+			if [ "$waited" -ge "$timeout" ]; then
+				touch "$results/.guest/timed-out"
+				kill "$qpid"
+				break
+			fi
+			sleep 1
+			waited=$((waited + 1))
+		done
+	) >/dev/null 2>&1 &
 	wd=$!
 fi
 wait "$qpid"
@@ -209,6 +220,9 @@ summary() {
 		"$accel" "$boot" "$run" "$wall" "$1" >&2
 }
 
+if [ -f "$ctl/timed-out" ] || [ ! -f "$ctl/status" ]; then
+	keep_results=1		# keep the console log for the message below
+fi
 if [ -f "$ctl/timed-out" ]; then
 	summary "TIMEOUT"
 	echo "guest-run: timeout after ${timeout}s; console log: $log" >&2

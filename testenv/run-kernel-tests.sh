@@ -70,7 +70,7 @@ start=$SECONDS
 bash testenv/guest-run.sh --kernel "$kernel" --disk "${imgs[0]}" --disk "${imgs[1]}" \
 	--results "$run/results" --timeout "${RICHACL_KERNEL_TEST_TIMEOUT:-1800}" -- \
 	"$repo/testenv/tests/kernel/run.sh" --kt "$kt" --tools "$repo/build" \
-	--rich /dev/vda --plain /dev/vdb "$@" | tee "$run/output.txt" |
+	--rich /dev/vda --plain /dev/vdb "$@" 2>&1 | tee "$run/output.txt" |
 	grep -Ev '^[0-9]+ passed, [0-9]+ failed$'
 rc=${PIPESTATUS[0]}
 

@@ -97,78 +97,95 @@ owner=$(stat -c %U "$S/share/f.txt" 2>/dev/null || echo none)
 [ "$owner" = "$USER_NAME" ] && ok "f.txt created as $USER_NAME" ||
 	bad "f.txt owner is $owner"
 
-# 2. M1: the DACL is the one equivalent to the mode (0644 here)
+# ACE mask of SID in smbcacls --numeric output ($1 output, $2 SID), or empty
+ace_mask() {
+	sed -n -E "s|^ACL:$2:(ALLOWED\|0)/0x0/(0x[0-9a-f]+)\$|\2|p" <<<"$1" | head -n1
+}
+
+# 2. M1: the DACL of a file without richacl is the one equivalent to its
+# mode (algorithms.md 1.2: 0644 -> owner@:rwp everyone@:r), shown with the
+# rights the kernel grants outside the entries (richacl_implicit.h):
+# Everyone "r" = FILE_GENERIC_READ 0x120089, the owner rwp + implicit
+# = 0x1e019f.
 chmod 0644 "$S/share/f.txt"
 acl=$(cacls f.txt --numeric 2>&1) || true
 echo "$acl" | sed 's/^/    /'
-usid=$(echo "$acl" | sed -n 's/^OWNER:\(S-[0-9-]*\)$/\1/p')
-gsid=$(echo "$acl" | sed -n 's/^GROUP:\(S-[0-9-]*\)$/\1/p')
-if [ -n "$usid" ] && [ -n "$gsid" ] &&
-   grep -q "^ACL:$usid:ALLOWED/0x0/" <<<"$acl" &&
-   grep -q "^ACL:$gsid:ALLOWED/0x0/" <<<"$acl" &&
-   grep -q '^ACL:S-1-1-0:ALLOWED/0x0/' <<<"$acl"; then
-	ok "M1: owner, group and Everyone ACEs synthesised from mode 0644"
+usid=$(sed -n 's/^OWNER:\(S-[0-9-]*\)$/\1/p' <<<"$acl")
+[ -n "$usid" ] && ok "owner SID $usid" || bad "no owner SID: $acl"
+m_owner=$(ace_mask "$acl" "$usid")
+m_every=$(ace_mask "$acl" S-1-1-0)
+[ "$(grep -c '^ACL:' <<<"$acl")" = 2 ] && ok "M1: two ACEs for mode 0644" ||
+	bad "M1: ACE count for 0644"
+[ "$m_every" = 0x00120089 ] && ok "M1: Everyone = FILE_GENERIC_READ" ||
+	bad "M1: Everyone mask '$m_every'"
+[ "$m_owner" = 0x001e019f ] && ok "M1: owner = rwp + implicit rights" ||
+	bad "M1: owner mask '$m_owner'"
+chmod 0640 "$S/share/f.txt"
+acl=$(cacls f.txt --numeric 2>&1) || true
+gsid=$(sed -n 's/^GROUP:\(S-[0-9-]*\)$/\1/p' <<<"$acl")
+if [ "$(ace_mask "$acl" "$gsid")" = 0x00120089 ] && [ -z "$(ace_mask "$acl" S-1-1-0)" ]; then
+	ok "M1: mode 0640 -> group read, no Everyone"
 else
-	bad "M1: unexpected DACL"
+	bad "M1: mode 0640: $acl"
 fi
-# Everyone may read (r) but not write in 0644: READ_DATA set, WRITE_DATA not
-every=$(sed -n 's|^ACL:S-1-1-0:ALLOWED/0x0/\(0x[0-9a-f]*\)$|\1|p' <<<"$acl")
-if [ -n "$every" ] && (( (every & 0x1) && !(every & 0x2) )); then
-	ok "M1: Everyone gets read, not write ($every)"
-else
-	bad "M1: Everyone mask '$every'"
-fi
+chmod 0644 "$S/share/f.txt"
 
 # 3. a DACL no mode can express: refused cleanly, nothing changed
-mode_before=$(stat -c %a "$S/share/f.txt")
-out=$(cacls f.txt --add "ACL:S-1-22-1-4242:ALLOWED/0x0/0x1" 2>&1) && rc=0 || rc=$?
+out=$(cacls f.txt --add "ACL:S-1-22-1-4242:ALLOWED/0x0/0x00120089" 2>&1) && rc=0 || rc=$?
 if [ "$rc" != 0 ] && grep -q NT_STATUS_NOT_SUPPORTED <<<"$out"; then
 	ok "non-mode-equivalent DACL refused with NT_STATUS_NOT_SUPPORTED"
 else
 	bad "non-mode-equivalent DACL: rc=$rc $out"
 fi
-[ "$(stat -c %a "$S/share/f.txt")" = "$mode_before" ] &&
-	ok "mode unchanged after the refused set ($mode_before)" ||
+[ "$(stat -c %a "$S/share/f.txt")" = 644 ] &&
+	ok "mode unchanged after the refused set (644)" ||
 	bad "mode changed to $(stat -c %a "$S/share/f.txt")"
 grep -q 'not equivalent to a file mode' "$S/smbd.out" &&
 	ok "smbd log explains the refusal" || bad "no log line for the refusal"
 
-# 4. a mode-equivalent DACL: stored as the mode (0640 = drop Everyone)
-ace_every=$(grep '^ACL:S-1-1-0:' <<<"$acl" | head -n1)
-out=$(cacls f.txt --delete "$ace_every" 2>&1) && rc=0 || rc=$?
+# 4. the same DACL set back unchanged: stored as the same mode
+out=$(cacls f.txt --set "ACL:$usid:ALLOWED/0x0/$m_owner,ACL:S-1-1-0:ALLOWED/0x0/$m_every" 2>&1) &&
+	rc=0 || rc=$?
+[ "$rc" = 0 ] && [ "$(stat -c %a "$S/share/f.txt")" = 644 ] &&
+	ok "the synthesised DACL set back is accepted (mode stays 0644)" ||
+	bad "set back: rc=$rc mode=$(stat -c %a "$S/share/f.txt") $out"
+
+# 5. a mode-equivalent DACL: stored as the mode (no Everyone -> 0600)
+out=$(cacls f.txt --delete "ACL:S-1-1-0:ALLOWED/0x0/$m_every" 2>&1) && rc=0 || rc=$?
 mode_after=$(stat -c %a "$S/share/f.txt")
-if [ "$rc" = 0 ] && [ "$mode_after" = 640 ]; then
-	ok "mode-equivalent DACL (no Everyone) stored as mode 0640"
+if [ "$rc" = 0 ] && [ "$mode_after" = 600 ]; then
+	ok "mode-equivalent DACL (Everyone removed) stored as mode 0600"
 else
 	bad "mode-equivalent DACL: rc=$rc mode=$mode_after $out"
 fi
 acl2=$(cacls f.txt --numeric 2>&1) || true
-grep -q '^ACL:S-1-1-0:' <<<"$acl2" &&
-	bad "Everyone still present after removal" ||
-	ok "DACL read back without Everyone (M1 on the new mode)"
+[ -z "$(ace_mask "$acl2" S-1-1-0)" ] && [ "$(ace_mask "$acl2" "$usid")" = 0x001e019f ] &&
+	ok "DACL read back: owner only (M1 on mode 0600)" ||
+	bad "read back after removal: $acl2"
 
-# 5. the mode fallback is not a bypass: the user cannot change a file he
-# does not own (the chmod runs as the user)
+# 6. the mode fallback is not a bypass: no ACL change on a file the user
+# does not own (smbd refuses WRITE_DAC; the kernel would refuse the chmod)
 chown root:root "$S/share/f.txt"
 chmod 0666 "$S/share/f.txt"
-acl3=$(cacls f.txt --numeric 2>&1) || true
-ace_every=$(grep '^ACL:S-1-1-0:' <<<"$acl3" | head -n1)
-out=$(cacls f.txt --delete "$ace_every" 2>&1) && rc=0 || rc=$?
+out=$(cacls f.txt --delete "ACL:S-1-1-0:ALLOWED/0x0/0x0012019f" 2>&1) && rc=0 || rc=$?
 if [ "$rc" != 0 ] && [ "$(stat -c %a "$S/share/f.txt")" = 666 ]; then
-	ok "ACL change on another user's file refused ($(grep -o 'NT_STATUS_[A-Z_]*' <<<"$out" | head -n1))"
+	ok "ACL change on root's file refused ($(grep -o 'NT_STATUS_[A-Z_]*' <<<"$out" | head -n1))"
 else
 	bad "ACL change on root's file: rc=$rc mode=$(stat -c %a "$S/share/f.txt") $out"
 fi
 
-# 6. directories: mkdir over SMB and read the directory ACL
+# 7. directories: mkdir over SMB and read the directory ACL
 if smbc -c 'mkdir d' >/dev/null 2>&1 && [ -d "$S/share/d" ]; then
 	ok "mkdir over SMB"
 else
 	bad "mkdir over SMB"
 fi
+# 0755 directory (owner@:rwpxd everyone@:rx): Everyone = Windows "Read &
+# execute" 0x1200a9, the owner everything but DELETE 0x1e01ff
+chmod 0755 "$S/share/d"
 dacl=$(cacls d --numeric 2>&1) || true
-grep -q '^ACL:S-1-1-0:ALLOWED/' <<<"$dacl" &&
-	ok "directory DACL synthesised from its mode" || bad "directory DACL: $dacl"
+[ "$(ace_mask "$dacl" S-1-1-0)" = 0x001200a9 ] && [ "$(ace_mask "$dacl" "$usid")" = 0x001e01ff ] &&
+	ok "directory DACL synthesised from mode 0755" || bad "directory DACL: $dacl"
 
 grep -q 'does not support system.richacl' "$S/smbd.out" &&
 	ok "smbd log says that the filesystem has no richacl support" ||

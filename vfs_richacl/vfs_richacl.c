@@ -37,6 +37,7 @@
 
 #include "richacl.h"
 #include "richacl_ntsd.h"
+#include "richacl_implicit.h"
 
 #undef DBGC_CLASS
 #define DBGC_CLASS DBGC_ACLS
@@ -255,7 +256,13 @@ static NTSTATUS richacl_sd_to_nt_sd(TALLOC_CTX *mem_ctx,
 	if (ntsd->dacl == NULL) {
 		return NT_STATUS_NO_MEMORY;
 	}
-	ntsd->dacl->revision = psd->dacl->revision;
+	/*
+	 * Windows accepts ACL revisions 2 to 4 (MIN_ACL_REVISION ..
+	 * MAX_ACL_REVISION); Samba's own smbcacls sends 3, which Samba's
+	 * enum does not name.  Revision 3 has the same ACE types as 2.
+	 */
+	ntsd->dacl->revision = psd->dacl->revision == 3 ? NT_ACL_REVISION
+						       : psd->dacl->revision;
 	for (i = 0; i < psd->dacl->num_aces; i++) {
 		const struct security_ace *ace = &psd->dacl->aces[i];
 		struct nt_ace *nace = &ntsd->dacl->aces[i];
@@ -503,7 +510,9 @@ static NTSTATUS richacl_fget_nt_acl(struct vfs_handle_struct *handle,
 		.group = st->st_ex_gid,
 		.isdir = S_ISDIR(st->st_ex_mode),
 	};
-	ret = richacl_to_nt_sd(acl, st->st_ex_mode, &file, security_info,
+	/* The owner SID is needed for the owner's implicit rights. */
+	ret = richacl_to_nt_sd(acl, st->st_ex_mode, &file,
+			       security_info | SECINFO_OWNER,
 			       &richacl_samba_resolver, &ntsd, &err);
 	if (ret != 0) {
 		if (ret == -ENOMEM) {
@@ -520,6 +529,17 @@ static NTSTATUS richacl_fget_nt_acl(struct vfs_handle_struct *handle,
 	if (!nt_sd_talloc_own(frame, ntsd)) {
 		TALLOC_FREE(frame);
 		return NT_STATUS_NO_MEMORY;
+	}
+
+	/*
+	 * smbd checks access against this descriptor before the kernel
+	 * checks the richacl: show what the kernel grants outside the
+	 * entries (READ_CONTROL and SYNCHRONIZE to all, WRITE_DAC,
+	 * WRITE_OWNER and WRITE_ATTRIBUTES to the owner, EAs with data).
+	 */
+	nt_acl_show_implicit_rights(ntsd->dacl, &ntsd->owner);
+	if (!(security_info & SECINFO_OWNER)) {
+		ntsd->has_owner = false;
 	}
 
 	status = richacl_nt_sd_to_sd(mem_ctx, ntsd, ppdesc);
@@ -636,6 +656,8 @@ static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
 			TALLOC_FREE(frame);
 			return status;
 		}
+		/* The inverse of nt_acl_show_implicit_rights() (M12). */
+		nt_acl_drop_implied_rights(ntsd->dacl);
 		ret = richacl_from_nt_sd(ntsd, &file, &richacl_samba_resolver,
 					 &acl, &err);
 		if (ret != 0) {
@@ -668,6 +690,13 @@ static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
 			return status;
 		}
 		chowned = true;
+		/* chown may have cleared setuid/setgid: the mode fallback
+		 * of richacl_store() needs the current mode. */
+		status = vfs_stat_fsp(fsp);
+		if (!NT_STATUS_IS_OK(status)) {
+			DBG_NOTICE("%s: stat after chown failed: %s\n",
+				   fsp_str_dbg(fsp), nt_errstr(status));
+		}
 	}
 
 	if (acl == NULL) {

@@ -94,16 +94,24 @@ struct richacl *richacl_inherit(const struct richacl *dir_acl, bool isdir)
 }
 
 /*
- * The create mode limits the masks of an inherited acl (section 5.2, v28):
- * mask & mode_to_mask(bits).  This also clears every bit the mode cannot
- * express (D, C, o, A, ...) from the masks.  Rule S-I3 requires the
- * inherited rights to work in full on files created through smbd; if the
- * kernel of this project limits only the rwx-representable bits instead,
- * this is the one place to change.
+ * The create mode limits the masks of an inherited acl, but only in the
+ * permissions that mode bits can express: read (r), write (w, p, d) and
+ * execute (x).  v28 used mask & mode_to_mask(bits), which also cleared every
+ * bit a mode cannot express (D, A, C, o, R, W, e, E, and the always-allowed
+ * a, c, S) from all three masks: a file created with mode 0666 under a
+ * directory whose inheritable entries grant DELETE or WRITE_ACL then lost
+ * those rights until somebody rewrote its acl.  Windows gives a new file its
+ * inherited rights in full, and so must local creates (SEMANTICS.md S-I3,
+ * S-K1).  The create mode says nothing about those bits, so it does not
+ * limit them; the mode derived from the masks is the same either way.
+ * The kernel series (patch 14) does the same.
  */
 static uint32_t limit_by_create_mode(uint32_t mask, mode_t bits)
 {
-	return mask & richacl_mode_to_mask(bits);
+	const uint32_t mode_bits = RICHACE_POSIX_MODE_READ | RICHACE_POSIX_MODE_WRITE |
+				   RICHACE_POSIX_MODE_EXEC;
+
+	return mask & (richacl_mode_to_mask(bits) | ~mode_bits);
 }
 
 /*

@@ -2,7 +2,6 @@
  * mode.c - conversions between POSIX permission bits and richacls, and the
  * mode-equivalence test (reference/algorithms.md section 1, seed patch 006).
  */
-#include <errno.h>
 #include <sys/stat.h>
 
 #include "richacl.h"

@@ -250,6 +250,16 @@ static const struct create_case create_cases[] = {
 	  S_IFREG | 0666, 022, S_IFREG | 0600,
 	  "flags:map user:101:rw:a:deny user:102:rw:a:deny group:101:rw:a:deny "
 	  "owner@:rwpx:a:allow", "rwp", "", "" },
+	/*
+	 * S-I3: the create mode limits only what mode bits express (r, w/p/d,
+	 * x); inherited DELETE and WRITE_ACL survive a create with mode 0644.
+	 * owner: rwpxDC & (rwpd | non-rwx) = rwpDC; group: rwD & (r | non-rwx)
+	 * = rD; other: nothing; mode 0640 from the masks.
+	 */
+	{ "S-I3 rights a mode cannot express are kept",
+	  "owner@:rwpxDC:fd:allow user:1002:rwD:f:allow",
+	  S_IFREG | 0644, 022, S_IFREG | 0640,
+	  "flags:m owner@:rwpxDC::allow user:1002:rwD::allow", "rwpDC", "rD", "" },
 };
 
 static void test_5_2_inherit_inode(void **state)
@@ -271,6 +281,32 @@ static void test_5_2_inherit_inode(void **state)
 		assert_int_equal(richacl_masks_to_mode(acl), mode & 0777);
 		richacl_free(acl);
 	}
+	richacl_free(parent);
+}
+
+/*
+ * S-I3 / S-K1: a file created (locally or through smbd) under a directory
+ * whose inheritable entries grant DELETE and WRITE_ACL keeps those rights in
+ * full, whatever rwx-only create mode the creator used.
+ */
+static void test_S_I3_inherited_delete_and_write_acl_work(void **state)
+{
+	struct richacl *parent = algo_acl("owner@:rwpxd:fd:allow "
+					  "group:2000:rwDC:fd:allow");
+	const uint32_t staff[] = { 2000 };
+	const struct richacl_cred bob = { 1002, 1002, 1, staff };
+	const struct richacl_file file = { 1001, 1001, false };
+	struct richacl *acl = NULL;
+	mode_t mode = S_IFREG | 0600;
+
+	assert_int_equal(richacl_inherit_inode(parent, &mode, 022, &acl), 0);
+	assert_non_null(acl);
+	assert_int_equal(richacl_permission(acl, &file, &bob, RICHACE_DELETE), 0);
+	assert_int_equal(richacl_permission(acl, &file, &bob, RICHACE_WRITE_ACL), 0);
+	/* the create mode 0600 still keeps the group class from reading */
+	assert_int_equal(richacl_permission(acl, &file, &bob, RICHACE_READ_DATA), -EACCES);
+	assert_int_equal(mode, S_IFREG | 0600);
+	richacl_free(acl);
 	richacl_free(parent);
 }
 
@@ -552,6 +588,7 @@ int main(void)
 		cmocka_unit_test(test_5_1_nothing_inheritable),
 		cmocka_unit_test(test_M9_inherit_unmapped),
 		cmocka_unit_test(test_5_3_auto_inherit),
+		cmocka_unit_test(test_S_I3_inherited_delete_and_write_acl_work),
 		cmocka_unit_test(test_5_4_merge),
 		cmocka_unit_test(test_5_2_inherit_inode_random),
 		cmocka_unit_test(test_inherit_bad_input),

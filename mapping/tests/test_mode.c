@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "helpers_algo.h"
+#include "alloc_fail.h"
 
 /* ---- 1.1 mode_to_mask, mask_to_mode, masks_to_mode ---- */
 
@@ -443,6 +444,34 @@ static void test_from_mode_and_equiv_bad_input(void **state)
 	richacl_free(acl);
 }
 
+/* every allocation failure: NULL, nothing leaked */
+static void test_1_2_from_mode_enomem(void **state)
+{
+	unsigned int failures = 0;
+	long nth;
+
+	if (!alloc_fail_available()) {
+		print_message("allocation failure injection unavailable (valgrind needs "
+			      "--soname-synonyms=somalloc=nouserintercepts)\n");
+		skip();
+	}
+	for (nth = 0;; nth++) {
+		struct richacl *acl;
+
+		alloc_fail_arm(nth);
+		acl = richacl_from_mode(S_IFREG | 0461);	/* five entries */
+		if (!alloc_fail_disarm()) {
+			assert_non_null(acl);
+			assert_int_equal(acl->a_count, 5);
+			richacl_free(acl);
+			break;
+		}
+		assert_null(acl);
+		failures++;
+	}
+	assert_true(failures >= 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest fixed[] = {
@@ -460,6 +489,7 @@ int main(void)
 		cmocka_unit_test(test_1_3_equivalent_acls_grant_the_mode),
 		cmocka_unit_test(test_1_3_equiv_masked_group_allow),
 		cmocka_unit_test(test_from_mode_and_equiv_bad_input),
+		cmocka_unit_test(test_1_2_from_mode_enomem),
 	};
 	const size_t nfixed = sizeof(fixed) / sizeof(fixed[0]);
 	const size_t nfrom = sizeof(from_mode_cases) / sizeof(from_mode_cases[0]);

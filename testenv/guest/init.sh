@@ -55,12 +55,25 @@ stage1() {
 	die "chroot into the overlay failed"
 }
 
+drop_ids() {	# file name id: drop entries with this name or this numeric id
+	local f=$1 name=$2 id=$3 tmp
+	[ -f "$f" ] || return 0
+	tmp=$(awk -F: -v n="$name" -v i="$id" '$1 != n && $3 != i' "$f") &&
+		printf '%s\n' "$tmp" >"$f"
+}
+
 add_test_users() {
-	# uids/gids of SEMANTICS.md section 2: alice, bob, carol; staff = {bob, carol}
-	local u
+	# uids/gids of SEMANTICS.md section 2: alice, bob, carol; staff = {bob, carol}.
+	# Host entries with the same names or ids are dropped from the guest's copy.
+	local u name id
+	for u in alice:1001 bob:1002 carol:1003 staff:2000; do
+		name=${u%%:*} id=${u##*:}
+		drop_ids /etc/passwd "$name" "$id"
+		drop_ids /etc/group "$name" "$id"
+		sed -i -e "/^$name:/d" /etc/shadow /etc/gshadow 2>/dev/null
+	done
 	for u in alice:1001 bob:1002 carol:1003; do
-		local name=${u%%:*} id=${u##*:}
-		sed -i -e "/^$name:/d" /etc/passwd /etc/group /etc/shadow /etc/gshadow 2>/dev/null
+		name=${u%%:*} id=${u##*:}
 		echo "$name:x:$id:$id::/home/$name:/bin/bash" >>/etc/passwd
 		echo "$name:x:$id:" >>/etc/group
 		echo "$name:*:19000:0:99999:7:::" >>/etc/shadow
@@ -68,7 +81,6 @@ add_test_users() {
 		mkdir -p "/home/$name"
 		chown "$id:$id" "/home/$name"
 	done
-	sed -i -e '/^staff:/d' /etc/group /etc/gshadow
 	echo "staff:x:2000:bob,carol" >>/etc/group
 	echo "staff:!::bob,carol" >>/etc/gshadow
 }
@@ -89,6 +101,10 @@ stage2() {
 	mount -t sysfs sysfs /sys
 	mount -t devtmpfs devtmpfs /dev
 	mkdir -p /dev/pts /dev/shm
+	ln -sfn /proc/self/fd /dev/fd
+	ln -sfn /proc/self/fd/0 /dev/stdin
+	ln -sfn /proc/self/fd/1 /dev/stdout
+	ln -sfn /proc/self/fd/2 /dev/stderr
 	mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts
 	mount -t tmpfs -o mode=1777 tmpfs /dev/shm
 	mount -t tmpfs -o mode=0755 tmpfs /run

@@ -124,7 +124,7 @@ if [ "$run_torture" = 1 ]; then
 				runuser -u "$TORTURE_USER" -- timeout -k 10 600 \
 					smbtorture "//127.0.0.1/$share" -s "$STATE/client.conf" \
 					"-U$TORTURE_USER%$pw" -T samba3 "${proto[@]}" \
-					--format=subunit --basedir="$basedir" "$suite" \
+					--format=subunit --fullname --basedir="$basedir" "$suite" \
 					>"$res.subunit" 2>"$res.stderr" </dev/null
 				echo $? >"$res.rc"
 			else

@@ -131,7 +131,8 @@ cmd_start() {
 	fi
 	write_conf
 	add_users
-	smbd -F --no-process-group -s "$state/smb.conf" --debug-stdout -d1 \
+	# Own session: on shutdown smbd signals its whole process group.
+	setsid smbd -F --no-process-group -s "$state/smb.conf" --debug-stdout -d1 \
 		</dev/null >"$state/smbd.log" 2>&1 &
 	echo $! >"$state/smbd.pid"
 	wait_ready "$port"

@@ -1,0 +1,156 @@
+#!/bin/bash
+# The SMB stage: the S-* suite and the smbtorture suites, in the QEMU guest.
+#
+#   testenv/run-smb-tests.sh [--update-docs] [--no-suite] [--no-torture]
+#                            [--suites "SUITE ..."] [--shares "SHARE ..."]
+#
+# Host side.  It
+#  1. gets the guest kernel: $RICHACL_KERNEL if set, else testenv/kernel-build.sh
+#     (cached by its inputs), else /var/cache/richacl/kernel/current/bzImage,
+#  2. builds the tools (testenv/build.sh: build/getrichacl, build/setrichacl)
+#     and the Samba module (vfs_richacl/build.sh prints the richacl.so path),
+#  3. makes fresh disk images (testenv/mkimage.sh: richacl + plain ext4),
+#  4. boots the guest (testenv/guest-run.sh) running testenv/smb/guest-tests.sh:
+#     smbd on the guest's loopback port 445 with the [richacl], [aclxattr],
+#     [nfs4acl] and [hideunread] shares, the S-* suite (testenv/tests/smb/run.py),
+#     then smb2.acls smb2.create smb2.rename smb2.delete-on-close-perms
+#     smb2.sdread smb2.maximum_allowed base.delete raw.acls against
+#     //127.0.0.1/richacl and //127.0.0.1/aclxattr as an unprivileged user,
+#  5. counts the results: every S-* check; every smbtorture test, where a
+#     failure listed in testenv/smb/torture-knownfail.txt does not count as failed.
+# Results stay in $RICHACL_SMB_OUT (default $RICHACL_LOGDIR/smb, or
+# /tmp/richacl-test-logs/smb).  --update-docs rewrites docs/smbtorture-results.md
+# with the pass-count table of this run.  The last line is "N passed, N failed";
+# the exit status is 1 if anything failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+out=${RICHACL_SMB_OUT:-${RICHACL_LOGDIR:-/tmp/richacl-test-logs}/smb}
+update_docs=0
+guest_args=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--update-docs) update_docs=1; shift ;;
+	--no-suite|--no-torture) guest_args+=("$1"); shift ;;
+	--suites|--shares) guest_args+=("$1" "${2:?}"); shift 2 ;;
+	-h|--help) sed -n '2,/^set -uo/p' "$0" | sed -e '/^set -uo/d' -e 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "run-smb-tests.sh: unknown argument '$1'" >&2; exit 2 ;;
+	esac
+done
+
+start=$SECONDS
+setup_fail=0
+note() { echo "smb: $*"; }
+problem() { echo "FAIL smb-setup: $*"; setup_fail=$((setup_fail + 1)); }
+
+rm -rf "$out"
+mkdir -p "$out"
+
+# 1. kernel
+kernel=""
+if [ -n "${RICHACL_KERNEL:-}" ]; then
+	kernel=$RICHACL_KERNEL
+elif [ -x testenv/kernel-build.sh ] || [ -f testenv/kernel-build.sh ]; then
+	if ! kernel=$(bash testenv/kernel-build.sh 2>"$out/kernel-build.log"); then
+		problem "testenv/kernel-build.sh failed (see $out/kernel-build.log);" \
+			"falling back to /var/cache/richacl/kernel/current/bzImage"
+		kernel=""
+	fi
+fi
+[ -n "$kernel" ] || kernel=/var/cache/richacl/kernel/current/bzImage
+if [ ! -r "$kernel" ]; then
+	problem "no guest kernel ($kernel)"
+	echo "0 passed, $setup_fail failed"
+	exit 1
+fi
+note "kernel $(readlink -f "$kernel")"
+
+# 2. tools and module
+if ! bash testenv/build.sh >"$out/build.log" 2>&1; then
+	problem "testenv/build.sh failed (see $out/build.log)"
+fi
+for t in getrichacl setrichacl; do
+	[ -x "build/$t" ] || problem "build/$t is missing"
+done
+module=""
+if module=$(bash vfs_richacl/build.sh 2>"$out/module-build.log") && [ -r "$module" ]; then
+	note "module $module"
+else
+	problem "vfs_richacl/build.sh failed (see $out/module-build.log); the richacl share cannot load it"
+	module=""
+fi
+
+# 3. images
+images=$out/images
+if ! mapfile -t imgs < <(bash testenv/mkimage.sh "$images") || [ ${#imgs[@]} -ne 2 ]; then
+	problem "testenv/mkimage.sh failed"
+	echo "0 passed, $setup_fail failed"
+	exit 1
+fi
+
+# 4. the guest
+gargs=(--out /results/smb --tools "$repo/build")
+[ -n "$module" ] && gargs+=(--module "$module")
+t=$SECONDS
+bash testenv/guest-run.sh --kernel "$kernel" --disk "${imgs[0]}" --disk "${imgs[1]}" \
+	--results "$out/guest" --mem 1536 --timeout 2700 -- \
+	bash "$repo/testenv/smb/guest-tests.sh" "${gargs[@]}" "${guest_args[@]}" \
+	>"$out/guest.log" 2>&1
+grc=$?
+note "guest exit $grc after $((SECONDS - t)) s ($(grep -o 'accel [a-z]*' "$out/guest.log" | head -n1))"
+[ "$grc" -eq 0 ] || problem "the guest run failed (exit $grc); last lines of $out/guest.log:
+$(tail -n 15 "$out/guest.log" | sed 's/^/  | /')"
+rm -rf "$images"
+res=$out/guest/smb
+
+# 5. counting
+pass=0
+fail=$setup_fail
+if [ -f "$res/s-suite.txt" ]; then
+	grep -E '^(ok|FAIL) ' "$res/s-suite.txt"
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$res/s-suite.txt" | tail -n1)
+	if [ -n "$line" ]; then
+		pass=$((pass + $(cut -d' ' -f1 <<<"$line")))
+		fail=$((fail + $(cut -d' ' -f3 <<<"$line")))
+		note "S-* suite: $line"
+	elif ! printf '%s\n' "${guest_args[@]}" | grep -qx -- --no-suite; then
+		fail=$((fail + 1))
+		echo "FAIL S-* suite: no summary line (see $res/s-suite.txt)"
+		tail -n 20 "$res/s-suite.txt" | sed 's/^/  | /'
+	fi
+elif ! printf '%s\n' "${guest_args[@]}" | grep -qx -- --no-suite; then
+	fail=$((fail + 1))
+	echo "FAIL S-* suite: did not run"
+fi
+
+if [ -d "$res/torture" ]; then
+	md_args=()
+	if [ "$update_docs" = 1 ]; then
+		md_args=(--markdown "$out/smbtorture-table.md")
+	fi
+	/usr/bin/python3 testenv/smb/torture-summary.py "$res/torture" \
+		testenv/smb/torture-knownfail.txt "${md_args[@]}" >"$out/torture-summary.txt"
+	grep -E '^(FAIL|known-fail|note|suite) ' "$out/torture-summary.txt"
+	grep -E '^\|' "$out/torture-summary.txt"
+	line=$(grep -E '^torture: [0-9]+ passed, [0-9]+ failed$' "$out/torture-summary.txt" | tail -n1)
+	if [ -n "$line" ]; then
+		pass=$((pass + $(cut -d' ' -f2 <<<"$line")))
+		fail=$((fail + $(cut -d' ' -f4 <<<"$line")))
+		note "$line"
+	else
+		fail=$((fail + 1))
+		echo "FAIL torture: no summary (see $out/torture-summary.txt)"
+	fi
+	if [ "$update_docs" = 1 ] && [ -f "$out/smbtorture-table.md" ]; then
+		bash testenv/smb/write-results-doc.sh "$out/smbtorture-table.md" "$res" \
+			"$(readlink -f "$kernel")" "${module:-none}" >docs/smbtorture-results.md
+		note "wrote docs/smbtorture-results.md"
+	fi
+elif ! printf '%s\n' "${guest_args[@]}" | grep -qx -- --no-torture; then
+	fail=$((fail + 1))
+	echo "FAIL torture: no results"
+fi
+[ -f "$res/times" ] && sed 's/^/smb: time /' "$res/times"
+note "results in $out; stage took $((SECONDS - start)) s"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
