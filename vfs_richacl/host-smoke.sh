@@ -56,7 +56,24 @@ cat > "$conf" <<EOF
 	path = $S/share
 	read only = no
 	vfs objects = richacl
+
+# Module logic without a richacl kernel: xattr_tdb stores system.richacl
+# in a tdb (no kernel enforcement, smbd's own checks only).  Never a
+# production setup.
+[richtdb]
+	path = $S/tdbshare
+	read only = no
+	vfs objects = richacl xattr_tdb
+	xattr_tdb:file = $S/state/xattr.tdb
+	map readonly = yes
+	store dos attributes = no
+
+[richtdbapply]
+	copy = richtdb
+	richacl:chmod = apply
 EOF
+mkdir -p "$S/tdbshare"
+chmod 0777 "$S/tdbshare"
 
 id "$USER_NAME" >/dev/null 2>&1 ||
 	useradd --no-create-home --shell /usr/sbin/nologin "$USER_NAME"
@@ -186,6 +203,75 @@ chmod 0755 "$S/share/d"
 dacl=$(cacls d --numeric 2>&1) || true
 [ "$(ace_mask "$dacl" S-1-1-0)" = 0x001200a9 ] && [ "$(ace_mask "$dacl" "$usid")" = 0x001e01ff ] &&
 	ok "directory DACL synthesised from mode 0755" || bad "directory DACL: $dacl"
+
+# ---- part 2: the module's richacl code paths, with xattr_tdb as storage ----
+tcacls() { smbcacls //127.0.0.1/richtdb "${auth[@]}" "$@"; }
+tsmbc() { smbclient //127.0.0.1/richtdb -p 4445 "${auth[@]}" "$@"; }
+T=$S/tdbshare
+sorted_aces() { grep '^ACL:' <<<"$1" | sort | tr '\n' ' '; }
+
+tsmbc -c "put $S/hello.txt t.txt; mkdir sub" >/dev/null 2>&1
+chmod 0644 "$T/t.txt"
+acl=$(tcacls t.txt --numeric 2>&1) || true
+usid=$(sed -n 's/^OWNER:\(S-[0-9-]*\)$/\1/p' <<<"$acl")
+
+# a DACL no mode expresses is stored and read back (M5).  smbcacls itself
+# sorts the ACEs it sends (denies first), so only the deny's position and
+# the set of ACEs are compared.
+out=$(tcacls t.txt --set "ACL:S-1-22-1-4242:DENIED/0x0/0x00000002,ACL:$usid:ALLOWED/0x0/0x001e019f,ACL:S-1-22-1-4242:ALLOWED/0x0/0x00120089" 2>&1) &&
+	rc=0 || rc=$?
+want=$(sorted_aces "ACL:S-1-22-1-4242:1/0x0/0x00000002
+ACL:$usid:0/0x0/0x001e019f
+ACL:S-1-22-1-4242:0/0x0/0x00120089")
+acl=$(tcacls t.txt --numeric 2>&1) || true
+got=$(sorted_aces "$acl")
+first=$(grep -m1 '^ACL:' <<<"$acl")
+[ "$rc" = 0 ] && [ "$got" = "$want" ] && [ "$first" = "ACL:S-1-22-1-4242:1/0x0/0x00000002" ] &&
+	ok "richacl stored and read back: deny first, the three ACEs unchanged" ||
+	bad "richacl round trip: rc=$rc $out / $got"
+
+# bits a richacl cannot hold: rejected before the owner changes (M7, M10)
+out=$(tcacls t.txt --set "OWNER:S-1-22-1-0,ACL:$usid:ALLOWED/0x0/0x01000000" 2>&1) && rc=0 || rc=$?
+got=$(sorted_aces "$(tcacls t.txt --numeric 2>&1)")
+if [ "$rc" != 0 ] && grep -q NT_STATUS_INVALID_PARAMETER <<<"$out" &&
+   [ "$(stat -c %U "$T/t.txt")" = "$USER_NAME" ] && [ "$got" = "$want" ]; then
+	ok "M7: invalid DACL with an owner change: INVALID_PARAMETER, owner and ACL unchanged"
+else
+	bad "M7: rc=$rc owner=$(stat -c %U "$T/t.txt") $out / $got"
+fi
+grep -q 'ACL rejected: ' "$S/smbd.out" && ok "the rejected ACE is logged" ||
+	bad "no log line for the rejected ACE"
+
+# smbd's chmod (map readonly) does not cut a richacl with richacl:chmod = ignore
+mode0=$(stat -c %a "$T/t.txt")
+tsmbc -c 'setmode t.txt +r' >/dev/null 2>&1 || true
+[ "$(stat -c %a "$T/t.txt")" = "$mode0" ] &&
+	ok "richacl:chmod = ignore: DOS readonly left mode $mode0 alone" ||
+	bad "chmod ignored: mode $mode0 -> $(stat -c %a "$T/t.txt")"
+smbclient //127.0.0.1/richtdbapply -p 4445 "${auth[@]}" -c 'setmode t.txt +r' >/dev/null 2>&1 || true
+m=$(stat -c %a "$T/t.txt")
+[ "$m" != "$mode0" ] && [ $((8#$m & 0222)) = 0 ] &&
+	ok "richacl:chmod = apply: DOS readonly chmods to $m" ||
+	bad "chmod apply: mode $mode0 -> $m"
+
+# create-time inheritance in full (richacl:fix create masks): a directory
+# whose DACL passes full control to S-1-22-1-4242 to files (OI) and
+# directories (CI); new children carry it.  No kernel inherits here, so
+# this is the module's own inheritance run.
+out=$(tcacls sub --set "ACL:$usid:ALLOWED/0x3/0x001f01ff,ACL:S-1-22-1-4242:ALLOWED/0x3/0x001f01ff" 2>&1) &&
+	rc=0 || rc=$?
+[ "$rc" = 0 ] && ok "inheritable DACL set on sub" || bad "inheritable DACL: $out"
+tsmbc -c "put $S/hello.txt sub/child.txt; mkdir sub/kid" >/dev/null 2>&1
+cacl=$(tcacls sub/child.txt --numeric 2>&1) || true
+kacl=$(tcacls sub/kid --numeric 2>&1) || true
+# the file: an effective entry without inheritance flags (M11) and without
+# DELETE_CHILD, which inheritance clears for files (algorithms.md 5.1)
+[ "$(ace_mask "$cacl" S-1-22-1-4242)" = 0x001f01bf ] &&
+	ok "new file inherits S-1-22-1-4242 full control (minus DELETE_CHILD)" ||
+	bad "file inheritance: $cacl"
+grep -q '^ACL:S-1-22-1-4242:0/0x3/0x001f01ff$' <<<"$kacl" &&
+	ok "new directory inherits S-1-22-1-4242 full control, still inheritable" ||
+	bad "directory inheritance: $kacl"
 
 grep -q 'does not support system.richacl' "$S/smbd.out" &&
 	ok "smbd log says that the filesystem has no richacl support" ||

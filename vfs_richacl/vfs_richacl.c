@@ -77,7 +77,7 @@ static bool richacl_errno_unsupported(int err)
 	return err == ENOTSUP || err == EOPNOTSUPP;
 }
 
-/* ---- library objects owned by a talloc context ------------------------- */
+/* ---- library objects owned by a talloc context ---- */
 
 struct richacl_owner {
 	struct richacl *acl;
@@ -126,7 +126,7 @@ static bool nt_sd_talloc_own(TALLOC_CTX *mem_ctx, struct nt_sd *sd)
 	return true;
 }
 
-/* ---- SIDs and the resolver ----------------------------------------------- */
+/* ---- SIDs and the resolver ---- */
 
 static void richacl_nt_sid_to_dom_sid(const struct nt_sid *in,
 				      struct dom_sid *out)
@@ -220,7 +220,7 @@ static const struct richacl_resolver richacl_samba_resolver = {
 	.gid_to_sid = richacl_resolve_gid,
 };
 
-/* ---- security descriptor conversion ------------------------------------- */
+/* ---- security descriptor conversion ---- */
 
 /*
  * Samba's descriptor -> the library's.  Only the DACL and the control flags
@@ -339,7 +339,7 @@ static NTSTATUS richacl_nt_sd_to_sd(TALLOC_CTX *mem_ctx,
 	return NT_STATUS_OK;
 }
 
-/* ---- xattr I/O -------------------------------------------------------------- */
+/* ---- xattr I/O ---- */
 
 static void richacl_note_unsupported(struct vfs_handle_struct *handle,
 				     const struct files_struct *fsp)
@@ -471,7 +471,7 @@ static NTSTATUS richacl_encode(TALLOC_CTX *mem_ctx,
 	return NT_STATUS_OK;
 }
 
-/* ---- fget_nt_acl ----------------------------------------------------------- */
+/* ---- fget_nt_acl ---- */
 
 static NTSTATUS richacl_fget_nt_acl(struct vfs_handle_struct *handle,
 				    struct files_struct *fsp,
@@ -547,7 +547,7 @@ static NTSTATUS richacl_fget_nt_acl(struct vfs_handle_struct *handle,
 	return status;
 }
 
-/* ---- fset_nt_acl ----------------------------------------------------------- */
+/* ---- fset_nt_acl ---- */
 
 /*
  * Store the acl whose encoding is blob.  On a filesystem without richacl
@@ -745,7 +745,7 @@ static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
 	return NT_STATUS_OK;
 }
 
-/* ---- create-time inheritance without create-mode masks --------------------- */
+/* ---- create-time inheritance without create-mode masks ---- */
 
 /*
  * The kernel limits the entries a new file inherits with masks derived from
@@ -926,7 +926,7 @@ static int richacl_mkdirat(struct vfs_handle_struct *handle,
 	return ret;
 }
 
-/* ---- fchmod ------------------------------------------------------------------ */
+/* ---- fchmod ---- */
 
 /*
  * smbd changes modes behind the client's back ("create mask" after a
@@ -1014,7 +1014,7 @@ static int richacl_fchmod(struct vfs_handle_struct *handle,
 	return ret;
 }
 
-/* ---- POSIX ACL entry points: not on a richacl filesystem ------------------ */
+/* ---- POSIX ACL entry points: not on a richacl filesystem ---- */
 
 static SMB_ACL_T richacl_sys_acl_get_fd(struct vfs_handle_struct *handle,
 					struct files_struct *fsp,
@@ -1051,7 +1051,7 @@ static int richacl_sys_acl_delete_def_fd(struct vfs_handle_struct *handle,
 	return -1;
 }
 
-/* ---- connect ----------------------------------------------------------------- */
+/* ---- connect ---- */
 
 static int richacl_connect(struct vfs_handle_struct *handle,
 			   const char *service,

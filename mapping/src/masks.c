@@ -2,6 +2,7 @@
  * masks.c - the file masks: computing the maximum masks of an acl and
  * chmod (reference/algorithms.md sections 2 and 3).
  */
+#include <stdlib.h>
 #include <sys/stat.h>
 
 #include "richacl.h"
@@ -54,8 +55,13 @@ static uint32_t allowed_to_who(const struct richacl *acl, const struct richace *
  * over the group-class identifiers of what each gets on its own, plus what
  * everyone@ grants if there is no group@ entry (the owning group then only
  * gets everyone@'s permissions).
+ *
+ * This is the direct form: one allowed_to_who() scan per entry, quadratic
+ * in the number of entries.  group_class_allowed() below computes the same
+ * in one pass with a table of identifiers, and falls back to this when the
+ * table cannot be allocated.
  */
-static uint32_t group_class_allowed(const struct richacl *acl)
+static uint32_t group_class_allowed_scan(const struct richacl *acl)
 {
 	const struct richace *ace;
 	uint32_t everyone = 0, allowed = 0;
@@ -74,6 +80,91 @@ static uint32_t group_class_allowed(const struct richacl *acl)
 	}
 	if (!had_group_entry)
 		allowed |= everyone;
+	return allowed;
+}
+
+/*
+ * One group-class identifier in the one-pass form: the bits it decides
+ * itself (its own entry mentions them before any everyone@ entry does) and
+ * which of those it allows.  Unmapped entries never get here, so an
+ * identifier is its kind (user, group, group@) and a number.
+ */
+struct who_state {
+	uint64_t key;			/* 0: free slot */
+	uint32_t own;
+	uint32_t allowed;
+};
+
+static uint64_t who_key(const struct richace *ace)
+{
+	uint64_t kind = ace->e_flags & (RICHACE_SPECIAL_WHO | RICHACE_IDENTIFIER_GROUP);
+
+	return (kind + 1) << 32 | ace->e_id;	/* never 0 */
+}
+
+static struct who_state *who_lookup(struct who_state *table, size_t size, uint64_t key)
+{
+	size_t i = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (size - 1);
+
+	while (table[i].key && table[i].key != key)
+		i = (i + 1) & (size - 1);
+	table[i].key = key;
+	return &table[i];
+}
+
+/*
+ * What an identifier gets from its own entries and everyone@ is decided,
+ * bit by bit, by the first entry of either that mentions the bit.  Walking
+ * forward, a bit that an everyone@ entry has already mentioned is settled
+ * for every identifier at once, so each identifier only records the bits its
+ * own entries mention first; at the end it gets those it allowed plus what
+ * everyone@ allowed of the rest.  Linear in the number of entries.
+ */
+static uint32_t group_class_allowed(const struct richacl *acl)
+{
+	uint32_t everyone_seen = 0, everyone_allowed = 0, allowed = 0;
+	bool had_group_entry = false;
+	struct who_state *table;
+	const struct richace *ace;
+	size_t size = 4, i;
+
+	while (size < 2 * (size_t)acl->a_count)
+		size *= 2;
+	table = calloc(size, sizeof(*table));
+	if (!table)
+		return group_class_allowed_scan(acl);
+
+	richacl_for_each_entry(ace, acl) {
+		struct who_state *who;
+		uint32_t first;
+
+		if (ignored_for_masks(ace) || richace_is_owner(ace))
+			continue;
+		if (richace_is_everyone(ace)) {
+			first = ace->e_mask & ~everyone_seen;
+			if (richace_is_allow(ace))
+				everyone_allowed |= first;
+			if (richace_is_allow(ace) || richace_is_deny(ace))
+				everyone_seen |= ace->e_mask;
+			continue;
+		}
+		if (richace_is_group(ace))
+			had_group_entry = true;
+		who = who_lookup(table, size, who_key(ace));
+		if (!richace_is_allow(ace) && !richace_is_deny(ace))
+			continue;	/* names the identifier, decides nothing */
+		first = ace->e_mask & ~who->own & ~everyone_seen;
+		who->own |= first;
+		if (richace_is_allow(ace))
+			who->allowed |= first;
+	}
+	for (i = 0; i < size; i++) {
+		if (table[i].key)
+			allowed |= table[i].allowed | (everyone_allowed & ~table[i].own);
+	}
+	free(table);
+	if (!had_group_entry)
+		allowed |= everyone_allowed;
 	return allowed;
 }
 

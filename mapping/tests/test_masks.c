@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "helpers_algo.h"
+#include "alloc_fail.h"
 
 /* ---- 2. compute_max_masks (M12) ---- */
 
@@ -166,6 +167,47 @@ static void test_2_max_masks_never_reduce(void **state)
 	printf("max masks never reduce: %u acls, %lu checks\n", n, checks);
 }
 
+/*
+ * compute_max_masks() finds what the group class can get with a table of
+ * identifiers (linear time) and falls back to a direct per-entry scan when
+ * the table cannot be allocated.  Both must give exactly the same masks,
+ * also for long acls with many repeated identifiers.
+ */
+static void test_2_max_masks_table_matches_scan(void **state)
+{
+	const struct algo_acl_shape shape = {
+		.max_entries = 48,
+		.acl_flags = RICHACL_AUTO_INHERIT,
+	};
+	unsigned int i, n = algo_iterations(5000), fallbacks = 0;
+	struct algo_rng rng;
+
+	if (!alloc_fail_available()) {
+		print_message("allocation failure injection unavailable (valgrind needs "
+			      "--soname-synonyms=somalloc=nouserintercepts)\n");
+		skip();
+	}
+	algo_rng_init(&rng, "max masks table vs scan");
+	for (i = 0; i < n; i++) {
+		struct richacl *table = algo_random_acl(&rng, &shape), *scan;
+
+		scan = richacl_clone(table);
+		assert_non_null(scan);
+		richacl_compute_max_masks(table);
+		alloc_fail_arm(0);
+		richacl_compute_max_masks(scan);
+		if (alloc_fail_disarm())
+			fallbacks++;
+		assert_int_equal(scan->a_owner_mask, table->a_owner_mask);
+		assert_int_equal(scan->a_group_mask, table->a_group_mask);
+		assert_int_equal(scan->a_other_mask, table->a_other_mask);
+		richacl_free(table);
+		richacl_free(scan);
+	}
+	printf("max masks table vs scan: %u acls, %u took the fallback\n", n, fallbacks);
+	assert_true(fallbacks > n / 4);
+}
+
 /* M9 property: unmapped entries anywhere never change the computed masks */
 static void test_M9_max_masks_unmapped_random(void **state)
 {
@@ -273,6 +315,7 @@ int main(void)
 	const struct CMUnitTest fixed[] = {
 		cmocka_unit_test(test_M9_max_masks_ignore_unmapped),
 		cmocka_unit_test(test_2_max_masks_never_reduce),
+		cmocka_unit_test(test_2_max_masks_table_matches_scan),
 		cmocka_unit_test(test_M9_max_masks_unmapped_random),
 		cmocka_unit_test(test_3_1_chmod_round_trip),
 	};

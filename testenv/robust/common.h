@@ -3,7 +3,7 @@
  * testenv/robust/ (seeded PRNG, acl printing, random acls).
  *
  * Header-only on purpose: each program is one translation unit compiled
- * together with mapping/src/*.c by testenv/run-robust.sh.
+ * together with the library sources (mapping/src) by testenv/run-robust.sh.
  */
 #ifndef RICHACL_ROBUST_COMMON_H
 #define RICHACL_ROBUST_COMMON_H
@@ -157,7 +157,7 @@ static inline struct richacl *random_acl(struct rng *r, int isdir, const struct 
 					RICHACE_INHERIT_ONLY_ACE));
 		if (chance(r, 10))
 			ace.e_flags |= RICHACE_INHERITED_ACE;
-		ace.e_mask = random_mask(r, 40);
+		ace.e_mask = random_mask(r, 50);
 		if (richacl_append_entry(acl, &ace))
 			exit(2);
 		free(ace.e_who);

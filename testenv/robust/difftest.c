@@ -139,7 +139,7 @@ struct state {
 	unsigned long rounds;
 	unsigned long op_allow[32], op_deny[32];
 	int dirty;
-	char newpath[3][512];	/* R/new, D1/new, D2/new */
+	char newpath[3][600];	/* R/new, D1/new, D2/new */
 };
 
 static void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
@@ -442,7 +442,7 @@ static void build_round(struct state *s)
 		if (o->isdir && chance(&s->rng, 30))
 			perm |= S_ISVTX;
 		/* keep the tree mostly traversable, or almost nothing gets tested */
-		if (o->isdir && chance(&s->rng, 70))
+		if (o->isdir && chance(&s->rng, 80))
 			perm |= 0111;
 		o->mode = (o->isdir ? S_IFDIR : S_IFREG) | perm;
 		if (!s->dry) {
@@ -465,7 +465,7 @@ static void build_round(struct state *s)
 		} else {
 			acl = random_acl(&s->rng, o->isdir, &pool);
 			/* keep directories mostly traversable here, too */
-			if (o->isdir && chance(&s->rng, 60)) {
+			if (o->isdir && chance(&s->rng, 80)) {
 				struct richace x = { 0 };
 
 				richace_set_special(&x, RICHACE_EVERYONE_SPECIAL_ID);

@@ -51,7 +51,7 @@ printf 'Welcome to the richacl demo share.\n' >"$share/welcome.txt"
 	everyone@:raRcS:a:allow" "$share/welcome.txt" || exit 1
 
 args=(start --state "$STATE" --rich "$share" --aclxattr /mnt/plain/aclxattr
-	--nfs4acl /mnt/plain/nfs4acl)
+	--nfs4acl /mnt/plain/nfs4acl --interfaces "lo eth0")
 [ -n "$module" ] && args+=(--module "$module")
 bash "$here/server.sh" "${args[@]}" || exit 1
 

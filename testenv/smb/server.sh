@@ -3,7 +3,7 @@
 # QEMU guest; testenv/run-smb-tests.sh and testenv/demo.sh call it).
 #
 #   server.sh start --state DIR --rich PATH --aclxattr PATH --nfs4acl PATH
-#                   [--module RICHACL_SO] [--port N] [--hideunread SHARE]
+#                   [--module RICHACL_SO] [--port N] [--interfaces LIST] [--hideunread SHARE]
 #                   [--richacl-option NAME=VALUE]...
 #   server.sh hideunread --state DIR SHARE   [hideunread] now copies SHARE (reload)
 #   server.sh stop --state DIR
@@ -114,6 +114,7 @@ cmd_start() {
 		--aclxattr) aclxattr=${2:?}; confargs+=("$1" "$2"); shift 2 ;;
 		--nfs4acl) nfs4acl=${2:?}; confargs+=("$1" "$2"); shift 2 ;;
 		--port) port=${2:?}; confargs+=("$1" "$2"); shift 2 ;;
+		--interfaces) confargs+=("$1" "${2:?}"); shift 2 ;;
 		--richacl-option) confargs+=("$1" "${2:?}"); shift 2 ;;
 		--hideunread) hideunread=${2:?}; shift 2 ;;
 		--module) module=${2:?}; shift 2 ;;

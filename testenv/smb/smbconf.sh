@@ -14,16 +14,18 @@
 #   --hideunread SHARE which share [hideunread] copies (default richacl).  smbtorture's
 #                      smb2.acls.ACCESSBASED connects to a share of exactly that name
 #                      (reference/smb-testing.md), so it must copy the share under test.
-#   --port N           TCP port smbd listens on (default 445; the guest's loopback only)
+#   --port N           TCP port smbd listens on (default 445)
+#   --interfaces LIST  interfaces smbd listens on (default "lo": the guest's
+#                      loopback only; the demo adds eth0 for QEMU's hostfwd)
 #   --richacl-option NAME=VALUE
 #                      extra "richacl:NAME = VALUE" line in [richacl] (repeatable)
 #
-# The server is a standalone server on the loopback interface only.  SMB1 is
+# The server is a standalone server on the given interfaces only.  SMB1 is
 # enabled (server min protocol = NT1) because smbtorture's base.* and raw.*
 # suites speak it.  Nobody is an admin user: smbd must apply the NT ACL checks.
 set -euo pipefail
 
-state="" rich="" aclxattr="" nfs4acl="" hideunread=richacl port=445
+state="" rich="" aclxattr="" nfs4acl="" hideunread=richacl port=445 interfaces=lo
 richacl_opts=()
 usage() {
 	sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//' >&2
@@ -37,6 +39,7 @@ while [ $# -gt 0 ]; do
 	--nfs4acl) nfs4acl=${2:?}; shift 2 ;;
 	--hideunread) hideunread=${2:?}; shift 2 ;;
 	--port) port=${2:?}; shift 2 ;;
+	--interfaces) interfaces=${2:?}; shift 2 ;;
 	--richacl-option) richacl_opts+=("${2:?}"); shift 2 ;;
 	-h|--help) usage ;;
 	*) echo "smbconf.sh: unknown argument '$1'" >&2; usage ;;
@@ -48,6 +51,7 @@ richacl|aclxattr|nfs4acl) ;;
 *) echo "smbconf.sh: --hideunread wants richacl, aclxattr or nfs4acl" >&2; exit 2 ;;
 esac
 [[ $port =~ ^[0-9]+$ ]] || { echo "smbconf.sh: --port wants a number" >&2; exit 2; }
+[[ $interfaces =~ ^[a-z0-9\ ]+$ ]] || { echo "smbconf.sh: bad --interfaces '$interfaces'" >&2; exit 2; }
 for o in "${richacl_opts[@]}"; do
 	[[ $o =~ ^[a-z][a-z\ ]*=.+$ ]] || { echo "smbconf.sh: bad --richacl-option '$o'" >&2; exit 2; }
 done
@@ -60,7 +64,7 @@ cat <<EOF
 	netbios name = RICHACLGUEST
 	server string = richacl test server
 
-	interfaces = lo
+	interfaces = $interfaces
 	bind interfaces only = yes
 	smb ports = $port
 	disable netbios = yes
