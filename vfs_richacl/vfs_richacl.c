@@ -256,13 +256,7 @@ static NTSTATUS richacl_sd_to_nt_sd(TALLOC_CTX *mem_ctx,
 	if (ntsd->dacl == NULL) {
 		return NT_STATUS_NO_MEMORY;
 	}
-	/*
-	 * Windows accepts ACL revisions 2 to 4 (MIN_ACL_REVISION ..
-	 * MAX_ACL_REVISION); Samba's own smbcacls sends 3, which Samba's
-	 * enum does not name.  Revision 3 has the same ACE types as 2.
-	 */
-	ntsd->dacl->revision = psd->dacl->revision == 3 ? NT_ACL_REVISION
-						       : psd->dacl->revision;
+	ntsd->dacl->revision = psd->dacl->revision;
 	for (i = 0; i < psd->dacl->num_aces; i++) {
 		const struct security_ace *ace = &psd->dacl->aces[i];
 		struct nt_ace *nace = &ntsd->dacl->aces[i];
@@ -428,6 +422,9 @@ static NTSTATUS richacl_fget(struct vfs_handle_struct *handle,
 	}
 
 	ret = richacl_from_xattr(blob.data, blob.length, &acl, &err);
+	if (ret == -ENOMEM) {
+		return NT_STATUS_NO_MEMORY;
+	}
 	if (ret != 0) {
 		DBG_ERR("%s: %s is corrupt (%zu bytes): %s\n",
 			fsp_str_dbg(fsp), RICHACL_XATTR, blob.length, err.msg);
@@ -592,20 +589,102 @@ static void richacl_log_rejected(const struct files_struct *fsp,
 	}
 }
 
+/*
+ * The DACL of psd as the richacl, and its encoding, that a file with the
+ * owner, group and type of file gets (M7-M12).  Changes nothing.
+ */
+static NTSTATUS richacl_from_sd(TALLOC_CTX *mem_ctx,
+				const struct files_struct *fsp,
+				const struct security_descriptor *psd,
+				const struct richacl_map_file *file,
+				struct richacl **_acl,
+				DATA_BLOB *blob)
+{
+	struct richacl_error err = { .code = 0 };
+	struct nt_sd *ntsd = NULL;
+	struct richacl *acl = NULL;
+	NTSTATUS status;
+	int ret;
+
+	status = richacl_sd_to_nt_sd(mem_ctx, psd, &ntsd);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	/* The inverse of nt_acl_show_implicit_rights() (M12). */
+	nt_acl_drop_implied_rights(ntsd->dacl);
+
+	ret = richacl_from_nt_sd(ntsd, file, &richacl_samba_resolver, &acl,
+				 &err);
+	if (ret != 0) {
+		richacl_log_rejected(fsp, psd, &err);
+		return ret == -EINVAL ? NT_STATUS_INVALID_PARAMETER
+				      : map_nt_error_from_unix(-ret);
+	}
+	if (!richacl_talloc_own(mem_ctx, acl)) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	status = richacl_encode(mem_ctx, fsp, acl, blob);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	*_acl = acl;
+	return NT_STATUS_OK;
+}
+
+/*
+ * Store acl right after fsp changed owner.  The caller may no longer own
+ * the file; smbd has checked WRITE_DAC on the handle already, as for any
+ * DACL change, so then the acl is stored as root, as Samba's other ACL
+ * modules do after a successful chown.  If the acl cannot be stored, the
+ * old owner is put back: no half change (M7).
+ */
+static int richacl_store_after_chown(struct vfs_handle_struct *handle,
+				     struct files_struct *fsp,
+				     const struct richacl *acl,
+				     const DATA_BLOB *blob,
+				     uid_t old_uid,
+				     gid_t old_gid)
+{
+	mode_t mode = fsp->fsp_name->st.st_ex_mode;
+	int ret, saved_errno;
+
+	ret = richacl_store(handle, fsp, acl, blob, mode);
+	if (ret == -1 && (errno == EPERM || errno == EACCES)) {
+		become_root();
+		ret = richacl_store(handle, fsp, acl, blob, mode);
+		saved_errno = errno;
+		unbecome_root();
+		errno = saved_errno;
+	}
+	if (ret == 0) {
+		return 0;
+	}
+
+	saved_errno = errno;
+	become_root();
+	if (SMB_VFS_NEXT_FCHOWN(handle, fsp, old_uid, old_gid) == -1) {
+		DBG_ERR("%s: could not restore owner %u:%u: %s\n",
+			fsp_str_dbg(fsp), (unsigned int)old_uid,
+			(unsigned int)old_gid, strerror(errno));
+	}
+	unbecome_root();
+	errno = saved_errno;
+	return -1;
+}
+
 static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
 				    struct files_struct *fsp,
 				    uint32_t security_info_sent,
 				    const struct security_descriptor *psd)
 {
 	TALLOC_CTX *frame = talloc_stackframe();
-	struct richacl_error err = { .code = 0 };
 	struct richacl *acl = NULL;
 	DATA_BLOB blob = data_blob_null;
 	uid_t old_uid, new_uid = (uid_t)-1;
 	gid_t old_gid, new_gid = (gid_t)-1;
-	bool is_dir, chowned = false;
+	bool chowned = false;
 	NTSTATUS status;
-	int ret, saved_errno;
+	int ret;
 
 	fsp = metadata_fsp(fsp);
 
@@ -625,7 +704,6 @@ static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
 	}
 	old_uid = fsp->fsp_name->st.st_ex_uid;
 	old_gid = fsp->fsp_name->st.st_ex_gid;
-	is_dir = S_ISDIR(fsp->fsp_name->st.st_ex_mode);
 
 	/* Validate everything before changing anything (M7). */
 	status = unpack_nt_owners(fsp->conn, &new_uid, &new_gid,
@@ -647,30 +725,10 @@ static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
 		struct richacl_map_file file = {
 			.owner = new_uid,
 			.group = new_gid,
-			.isdir = is_dir,
+			.isdir = S_ISDIR(fsp->fsp_name->st.st_ex_mode),
 		};
-		struct nt_sd *ntsd = NULL;
 
-		status = richacl_sd_to_nt_sd(frame, psd, &ntsd);
-		if (!NT_STATUS_IS_OK(status)) {
-			TALLOC_FREE(frame);
-			return status;
-		}
-		/* The inverse of nt_acl_show_implicit_rights() (M12). */
-		nt_acl_drop_implied_rights(ntsd->dacl);
-		ret = richacl_from_nt_sd(ntsd, &file, &richacl_samba_resolver,
-					 &acl, &err);
-		if (ret != 0) {
-			richacl_log_rejected(fsp, psd, &err);
-			TALLOC_FREE(frame);
-			return ret == -EINVAL ? NT_STATUS_INVALID_PARAMETER
-					      : map_nt_error_from_unix(-ret);
-		}
-		if (!richacl_talloc_own(frame, acl)) {
-			TALLOC_FREE(frame);
-			return NT_STATUS_NO_MEMORY;
-		}
-		status = richacl_encode(frame, fsp, acl, &blob);
+		status = richacl_from_sd(frame, fsp, psd, &file, &acl, &blob);
 		if (!NT_STATUS_IS_OK(status)) {
 			TALLOC_FREE(frame);
 			return status;
@@ -690,8 +748,10 @@ static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
 			return status;
 		}
 		chowned = true;
-		/* chown may have cleared setuid/setgid: the mode fallback
-		 * of richacl_store() needs the current mode. */
+		/*
+		 * chown may have cleared setuid/setgid, and the mode fallback
+		 * of richacl_store() writes the whole mode.
+		 */
 		status = vfs_stat_fsp(fsp);
 		if (!NT_STATUS_IS_OK(status)) {
 			DBG_NOTICE("%s: stat after chown failed: %s\n",
@@ -704,39 +764,18 @@ static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
 		return NT_STATUS_OK;
 	}
 
-	ret = richacl_store(handle, fsp, acl, &blob,
-			    fsp->fsp_name->st.st_ex_mode);
-	if (ret == -1 && chowned && (errno == EPERM || errno == EACCES)) {
-		/*
-		 * The caller may no longer own the file.  smbd has already
-		 * checked WRITE_DAC on the handle, as for any DACL change;
-		 * finish the request as root, as Samba's other ACL modules
-		 * do after a successful chown.
-		 */
-		become_root();
+	if (chowned) {
+		ret = richacl_store_after_chown(handle, fsp, acl, &blob,
+						old_uid, old_gid);
+	} else {
 		ret = richacl_store(handle, fsp, acl, &blob,
 				    fsp->fsp_name->st.st_ex_mode);
-		saved_errno = errno;
-		unbecome_root();
-		errno = saved_errno;
 	}
 	if (ret == -1) {
-		saved_errno = errno;
+		int saved_errno = errno;
+
 		DBG_NOTICE("%s: storing the ACL failed: %s\n",
 			   fsp_str_dbg(fsp), strerror(saved_errno));
-		if (chowned) {
-			/* Do not leave half a change behind (M7). */
-			become_root();
-			if (SMB_VFS_NEXT_FCHOWN(handle, fsp, old_uid,
-						old_gid) == -1) {
-				DBG_ERR("%s: could not restore owner %u:%u: "
-					"%s\n", fsp_str_dbg(fsp),
-					(unsigned int)old_uid,
-					(unsigned int)old_gid,
-					strerror(errno));
-			}
-			unbecome_root();
-		}
 		TALLOC_FREE(frame);
 		return map_nt_error_from_unix(saved_errno);
 	}
@@ -748,12 +787,14 @@ static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
 /* ---- create-time inheritance without create-mode masks ---- */
 
 /*
- * The kernel limits the entries a new file inherits with masks derived from
- * the create mode (smbd's "create mask"/"directory mask"), and marks an
- * auto-inherited acl protected.  Windows gives a new file exactly the
- * inherited entries (S-I3).  Recompute the inheritance from the parent's
- * acl and store it with the maximum masks (M12): the kernel then keeps only
- * the mode if the result is equivalent to one.
+ * The kernel limits the read, write and execute permissions a new file
+ * inherits with masks derived from the create mode (smbd's "create mask",
+ * default 0744, and "directory mask"), and marks an auto-inherited acl
+ * protected; an inherited acl equivalent to a mode becomes that mode cut
+ * by the create mode.  Windows gives a new file exactly the inherited
+ * entries (S-I3).  Recompute the inheritance from the parent's acl and
+ * store it with the maximum masks (M12): the kernel then keeps only the
+ * mode if the result is equivalent to one.
  *
  * Returns true if the new file carries inherited entries.
  */

@@ -67,6 +67,10 @@ struct nt_sid {
 
 #define NT_ACL_REVISION			2
 #define NT_ACL_REVISION_DS		4
+/* Windows accepts revisions 2 to 4 (MIN_ACL_REVISION .. MAX_ACL_REVISION);
+ * Samba's smbcacls sends 3, which has the ACE types of revision 2 */
+#define NT_ACL_REVISION_MIN		2
+#define NT_ACL_REVISION_MAX		4
 
 struct nt_ace {
 	uint8_t type;

@@ -434,8 +434,8 @@ static int validate_dacl(const struct nt_acl *dacl, struct richacl_error *err)
 	unsigned int i;
 	int ret;
 
-	if (dacl->revision != NT_ACL_REVISION && dacl->revision != NT_ACL_REVISION_DS)
-		return map_error(err, -EINVAL, "DACL revision %u is not supported (2 or 4)",
+	if (dacl->revision < NT_ACL_REVISION_MIN || dacl->revision > NT_ACL_REVISION_MAX)
+		return map_error(err, -EINVAL, "DACL revision %u is not supported (2 to 4)",
 				 dacl->revision);
 	if (dacl->num_aces > RICHACL_XATTR_MAX_COUNT)
 		return map_error(err, -EINVAL, "DACL has %u ACEs, at most %u can be stored",

@@ -267,8 +267,8 @@ static int decode_acl(const uint8_t *buf, size_t size, size_t off, const char *w
 	if (size - off < ACL_HEADER_SIZE)
 		return decode_error(err, "%s at offset %zu: truncated ACL header", what, off);
 	rev = buf[off];
-	if (rev != NT_ACL_REVISION && rev != NT_ACL_REVISION_DS)
-		return decode_error(err, "%s at offset %zu: ACL revision %u, expected 2 or 4",
+	if (rev < NT_ACL_REVISION_MIN || rev > NT_ACL_REVISION_MAX)
+		return decode_error(err, "%s at offset %zu: ACL revision %u, expected 2 to 4",
 				    what, off, rev);
 	len = get_le16(buf + off + 2);
 	count = get_le16(buf + off + 4);
@@ -461,7 +461,7 @@ static ssize_t acl_size(const struct nt_acl *acl)
 	ssize_t total = ACL_HEADER_SIZE, len;
 	unsigned int i;
 
-	if (acl->revision != NT_ACL_REVISION && acl->revision != NT_ACL_REVISION_DS)
+	if (acl->revision < NT_ACL_REVISION_MIN || acl->revision > NT_ACL_REVISION_MAX)
 		return -EINVAL;
 	if (acl->num_aces > 0xFFFF || (acl->num_aces && !acl->aces))
 		return -EINVAL;

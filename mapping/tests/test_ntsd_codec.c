@@ -281,7 +281,7 @@ static void test_encode_errors(void **state)
 	sd->owner.revision = 2;
 	assert_int_equal(nt_sd_encode(sd, NULL, 0), -EINVAL);
 	sd->owner.revision = 1;
-	sd->dacl->revision = 3;
+	sd->dacl->revision = 5;
 	assert_int_equal(nt_sd_encode(sd, NULL, 0), -EINVAL);
 	sd->dacl->revision = 2;
 	sd->revision = 0;
@@ -619,7 +619,7 @@ static void test_decode_rejects_bad_acls(void **state)
 {
 	uint8_t *b = copy_of(example_a, sizeof(example_a));
 	size_t n = sizeof(example_a);
-	static const uint8_t bad_revs[] = { 0, 1, 3, 5, 0xFF };
+	static const uint8_t bad_revs[] = { 0, 1, 5, 0xFF };
 	unsigned int i;
 
 	(void)state;
@@ -627,7 +627,7 @@ static void test_decode_rejects_bad_acls(void **state)
 		char want[64];
 
 		b[20] = bad_revs[i];
-		snprintf(want, sizeof(want), "DACL at offset 20: ACL revision %u, expected 2 or 4",
+		snprintf(want, sizeof(want), "DACL at offset 20: ACL revision %u, expected 2 to 4",
 			 bad_revs[i]);
 		decode_bad(b, n, want);
 	}
@@ -687,8 +687,8 @@ static void test_decode_rejects_bad_sacl(void **state)
 	size_t n = sizeof(example_d);
 
 	(void)state;
-	b[20] = 3;
-	decode_bad(b, n, "SACL at offset 20: ACL revision 3");
+	b[20] = 5;
+	decode_bad(b, n, "SACL at offset 20: ACL revision 5");
 	b[20] = 2;
 	put16(b + 30, 6);
 	decode_bad(b, n, "SACL ACE 0 at offset 28: ACE size 6");
