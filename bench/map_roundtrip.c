@@ -12,6 +12,7 @@
  * --seconds each; the table shows the median rate and the spread.
  *
  *     build/bench/map_roundtrip [--runs N] [--seconds S]
+ *     build/bench/map_roundtrip --insns ACES ROUND_TRIPS   (under callgrind)
  */
 #include <errno.h>
 #include <stdio.h>
@@ -122,24 +123,38 @@ static struct nt_sd *make_sd(unsigned int count)
 	return sd;
 }
 
-/* one SET + GET; returns the number of ACEs returned, or -1 */
-static int round_trip(const struct nt_sd *sd)
+static const struct richacl_map_file dir_file = { OWNER_UID, OWNER_GID, true };
+
+/*
+ * The SET half: descriptor -> richacl -> system.richacl value in buf.
+ * Returns the length of the value, or -1.  Not inlined, so that callgrind
+ * can attribute the instructions of each half (--insns).
+ */
+static __attribute__((noinline)) ssize_t sd_to_xattr(const struct nt_sd *sd, unsigned char *buf,
+						     size_t size)
 {
-	static const struct richacl_map_file file = { OWNER_UID, OWNER_GID, true };
-	unsigned char buf[RICHACL_XATTR_MAX_SIZE];
 	struct richacl_error err;
-	struct richacl *acl, *back;
-	struct nt_sd *out;
+	struct richacl *acl;
 	ssize_t len;
+
+	if (richacl_from_nt_sd(sd, &dir_file, &resolver, &acl, &err))
+		return -1;
+	len = richacl_to_xattr(acl, buf, size);
+	richacl_free(acl);
+	return len;
+}
+
+/* The GET half: system.richacl value -> richacl -> descriptor; ACEs out or -1. */
+static __attribute__((noinline)) int xattr_to_sd(const unsigned char *buf, size_t len)
+{
+	struct richacl_error err;
+	struct richacl *back;
+	struct nt_sd *out;
 	int aces;
 
-	if (richacl_from_nt_sd(sd, &file, &resolver, &acl, &err))
+	if (richacl_from_xattr(buf, len, &back, &err))
 		return -1;
-	len = richacl_to_xattr(acl, buf, sizeof(buf));
-	richacl_free(acl);
-	if (len < 0 || richacl_from_xattr(buf, (size_t)len, &back, &err))
-		return -1;
-	if (richacl_to_nt_sd(back, 040755, &file, NT_SECINFO_OWNER | NT_SECINFO_GROUP |
+	if (richacl_to_nt_sd(back, 040755, &dir_file, NT_SECINFO_OWNER | NT_SECINFO_GROUP |
 			     NT_SECINFO_DACL, &resolver, &out, &err)) {
 		richacl_free(back);
 		return -1;
@@ -148,6 +163,58 @@ static int round_trip(const struct nt_sd *sd)
 	aces = out->dacl ? (int)out->dacl->num_aces : 0;
 	nt_sd_free(out);
 	return aces;
+}
+
+/* one SET + GET; returns the number of ACEs returned, or -1 */
+static int round_trip(const struct nt_sd *sd)
+{
+	unsigned char buf[RICHACL_XATTR_MAX_SIZE];
+	ssize_t len = sd_to_xattr(sd, buf, sizeof(buf));
+
+	if (len < 0)
+		return -1;
+	return xattr_to_sd(buf, (size_t)len);
+}
+
+/* the round trips that callgrind counts (--toggle-collect=measured_round_trips) */
+static __attribute__((noinline)) int measured_round_trips(const struct nt_sd *sd, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (round_trip(sd) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * --insns: a fixed amount of work for an instruction count.  Two round trips
+ * first (lazy binding, the allocator's first chunks), then n measured ones:
+ *
+ *   valgrind --tool=callgrind --collect-atstart=no \
+ *            --toggle-collect=measured_round_trips map_roundtrip --insns 100 20
+ *
+ * and callgrind_annotate --inclusive=yes gives sd_to_xattr and xattr_to_sd.
+ */
+static int insns_mode(unsigned int count, int n)
+{
+	struct nt_sd *sd = make_sd(count);
+	int rc;
+
+	if (!sd || round_trip(sd) < 0 || round_trip(sd) < 0) {
+		fprintf(stderr, "%u ACEs: the round trip fails\n", count);
+		nt_sd_free(sd);
+		return 1;
+	}
+	rc = measured_round_trips(sd, n);
+	nt_sd_free(sd);
+	if (rc) {
+		fprintf(stderr, "%u ACEs: the round trip fails\n", count);
+		return 1;
+	}
+	printf("insns %u ACEs: %d round trips done\n", count, n);
+	return 0;
 }
 
 static double now(void)
@@ -190,13 +257,23 @@ int main(int argc, char *argv[])
 	int runs = 7, i, n;
 	size_t s;
 
+	if (argc == 4 && !strcmp(argv[1], "--insns")) {
+		int count = atoi(argv[2]), trips = atoi(argv[3]);
+
+		if (count < 1 || count > 1000 || trips < 1) {
+			fprintf(stderr, "%s: --insns wants 1..1000 ACEs and a positive count\n", argv[0]);
+			return 2;
+		}
+		return insns_mode((unsigned int)count, trips);
+	}
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--runs") && i + 1 < argc) {
 			runs = atoi(argv[++i]);
 		} else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) {
 			seconds = atof(argv[++i]);
 		} else {
-			fprintf(stderr, "usage: %s [--runs N] [--seconds S]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--runs N] [--seconds S]\n"
+				"       %s --insns ACES ROUND_TRIPS\n", argv[0], argv[0]);
 			return 2;
 		}
 	}
@@ -211,13 +288,12 @@ int main(int argc, char *argv[])
 	       "round trips/s", "us/trip", "min .. max round trips/s");
 	for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
 		struct nt_sd *sd = make_sd(sizes[s]);
-		static const struct richacl_map_file file = { OWNER_UID, OWNER_GID, true };
 		struct richacl_error err;
 		struct richacl *acl;
 		int aces_out;
 		unsigned int entries;
 
-		if (!sd || richacl_from_nt_sd(sd, &file, &resolver, &acl, &err)) {
+		if (!sd || richacl_from_nt_sd(sd, &dir_file, &resolver, &acl, &err)) {
 			fprintf(stderr, "%u ACEs: the descriptor does not map: %s\n", sizes[s],
 				sd ? err.msg : "out of memory");
 			return 1;

@@ -12,6 +12,8 @@
 # too when nothing on the host uses it, so that smbcacls works directly).
 # The guest (testenv/smb/guest-demo.sh) prints how to connect.  Files live
 # in $RICHACL_DEMO_DIR (default /tmp/richacl-demo) and are made anew each run.
+# RICHACL_DEMO_NO_INSTALL=1 skips install-deps.sh (which also stops any smbd
+# running on the host).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
@@ -27,8 +29,10 @@ port_in_use() {	# port: is 127.0.0.1:port taken on the host?
 [ "$(id -u)" = 0 ] || die "run as root (it installs packages and boots QEMU)"
 port_in_use "$port" && die "127.0.0.1:$port is already in use (another demo running?)"
 
-say "installing dependencies"
-bash testenv/install-deps.sh >&2
+if [ "${RICHACL_DEMO_NO_INSTALL:-0}" != 1 ]; then
+	say "installing dependencies"
+	bash testenv/install-deps.sh >&2
+fi
 
 if [ -n "${RICHACL_KERNEL:-}" ]; then
 	kernel=$RICHACL_KERNEL

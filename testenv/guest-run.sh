@@ -98,7 +98,7 @@ if [ -z "$results" ]; then
 fi
 mkdir -p "$results/.guest" || fail "cannot create $results"
 results=$(cd "$results" && pwd)
-rm -f "$results/.guest/"{status,uptime-start,uptime-end}
+rm -f "$results/.guest/"{status,uptime-start,uptime-end,host-start,host-end,timed-out}
 : >"$results/stdout"
 : >"$results/stderr"
 printf '%s\0' "$@" >"$results/.guest/argv"
@@ -185,21 +185,25 @@ tail --pid="$qpid" -s 0.2 -n +1 -F "$results/stdout" 2>/dev/null &
 t1=$!
 tail --pid="$qpid" -s 0.2 -n +1 -F "$results/stderr" >&2 2>/dev/null &
 t2=$!
-if [ "$timeout" -gt 0 ]; then
-	(
-		waited=0
-		while kill -0 "$qpid" 2>/dev/null; do
-			if [ "$waited" -ge "$timeout" ]; then
-				touch "$results/.guest/timed-out"
-				kill "$qpid"
-				break
-			fi
-			sleep 1
-			waited=$((waited + 1))
-		done
-	) >/dev/null 2>&1 &
-	wd=$!
-fi
+# Watchdog: enforces the timeout and notes on the host clock when the guest
+# command started and ended (the guest clock lags under TCG on a busy host).
+(
+	ticks=0
+	while kill -0 "$qpid" 2>/dev/null; do
+		[ -f "$results/.guest/uptime-start" ] && [ ! -f "$results/.guest/host-start" ] &&
+			date +%s.%N >"$results/.guest/host-start"
+		[ -f "$results/.guest/status" ] && [ ! -f "$results/.guest/host-end" ] &&
+			date +%s.%N >"$results/.guest/host-end"
+		if [ "$timeout" -gt 0 ] && [ "$ticks" -ge $((timeout * 4)) ]; then
+			touch "$results/.guest/timed-out"
+			kill "$qpid"
+			break
+		fi
+		sleep 0.25
+		ticks=$((ticks + 1))
+	done
+) >/dev/null 2>&1 &
+wd=$!
 wait "$qpid"
 qrc=$?
 qpid=""
@@ -210,13 +214,14 @@ wait "$t1" "$t2" 2>/dev/null
 
 ctl=$results/.guest
 wall=$(echo "$end - $start" | bc)
+[ -f "$ctl/status" ] && [ ! -f "$ctl/host-end" ] && echo "$end" >"$ctl/host-end"
 summary() {
 	[ "$quiet" = 1 ] && return
 	local boot="?" run="?"
-	[ -f "$ctl/uptime-start" ] && boot=$(cat "$ctl/uptime-start")
-	[ -f "$ctl/uptime-start" ] && [ -f "$ctl/uptime-end" ] &&
-		run=$(echo "$(cat "$ctl/uptime-end") - $(cat "$ctl/uptime-start")" | bc)
-	printf 'guest-run: accel %s, boot to command %ss (guest uptime), command %ss, wall %.1fs, %s\n' \
+	[ -f "$ctl/host-start" ] && boot=$(printf '%.1f' "$(echo "$(cat "$ctl/host-start") - $start" | bc)")
+	[ -f "$ctl/host-start" ] && [ -f "$ctl/host-end" ] &&
+		run=$(printf '%.1f' "$(echo "$(cat "$ctl/host-end") - $(cat "$ctl/host-start")" | bc)")
+	printf 'guest-run: accel %s, boot to command %ss, command %ss, wall %.1fs, %s\n' \
 		"$accel" "$boot" "$run" "$wall" "$1" >&2
 }
 

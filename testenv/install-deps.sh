@@ -3,7 +3,7 @@
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 
-PKGS_BUILD="build-essential gcc clang llvm python3 pkg-config libcmocka-dev libattr1-dev attr acl valgrind"
+PKGS_BUILD="build-essential gcc clang llvm libclang-rt-14-dev python3 pkg-config libcmocka-dev libattr1-dev attr acl valgrind"
 PKGS_KERNEL="linux-source-6.1 bc flex bison libelf-dev libssl-dev cpio xz-utils rsync kmod"
 PKGS_GUEST="qemu-system-x86 e2fsprogs samba smbclient samba-testsuite python3-samba python3-impacket \
 	samba-vfs-modules busybox-static libsmbclient-dev"

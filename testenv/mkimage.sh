@@ -7,7 +7,10 @@
 #   DIR/richacl.img   ext4 with the richacl incompat feature bit 0x40000 set
 #                     (EXT4_FEATURE_INCOMPAT_RICHACL of this project's series)
 #   DIR/plain.img     ext4 without it (POSIX ACLs, for comparison)
-# The images are copied (sparse) from templates cached under
+# Both use 4 KiB blocks and 256-byte inodes, as ext4 on a real disk does
+# (mke2fs would pick 1 KiB blocks and 128-byte inodes, i.e. no in-inode xattr
+# space, for an image this small).  The images are copied (sparse) from
+# templates cached under
 # /var/cache/richacl/testenv/images/<hash of this script and mke2fs version>/.
 #
 # Stock e2fsprogs 1.47 has no name for bit 18; debugfs sets it as FEATURE_I18.
@@ -21,7 +24,8 @@ RICHACL_BIT=$((0x40000))
 [ $# -eq 1 ] || { echo "usage: $0 DIR" >&2; exit 2; }
 out=$1
 
-mke2fs_version=$(mke2fs -V 2>&1 | head -n1)
+mke2fs_version=$(mke2fs -V 2>&1)
+mke2fs_version=${mke2fs_version%%$'\n'*}
 key=$( (cat "$0"; echo "$mke2fs_version $SIZE_MB") | sha256sum | cut -c1-16)
 cache=/var/cache/richacl/testenv/images/$key
 
@@ -33,7 +37,7 @@ make_template() {	# image richacl(0|1)
 	local img=$1 rich=$2
 	rm -f "$img"
 	truncate -s "${SIZE_MB}M" "$img"
-	mkfs.ext4 -q -F -L "$([ "$rich" = 1 ] && echo richacl || echo plain)" \
+	mkfs.ext4 -q -F -b 4096 -I 256 -L "$([ "$rich" = 1 ] && echo richacl || echo plain)" \
 		-E root_owner=0:0 "$img"
 	if [ "$rich" = 1 ]; then
 		debugfs -w -R "feature FEATURE_I18" "$img" >/dev/null 2>&1
@@ -62,6 +66,8 @@ if [ ! -f "$cache/done" ]; then
 	make_template "$cache/richacl.img" 1
 	make_template "$cache/plain.img" 0
 	touch "$cache/done"
+	# templates of older versions of this script are of no further use
+	find "${cache%/*}" -mindepth 1 -maxdepth 1 -type d ! -name "$key" -exec rm -rf {} +
 fi
 
 mkdir -p "$out"

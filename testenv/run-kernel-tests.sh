@@ -10,8 +10,9 @@
 #   --keep            keep the run directory (images, console log, output)
 #   GROUP...          run only these groups of the suite (see tests/kernel/run.sh)
 #
-# The kernel comes from testenv/kernel-build.sh (which prints the bzImage path)
-# when that script exists, else from /var/cache/richacl/kernel/current/bzImage.
+# The kernel comes from testenv/kernel-build.sh (which builds or finds the
+# cached bzImage of kernel-patches/ and prints its path); until the series
+# exists, from /var/cache/richacl/kernel/current/bzImage.
 # Fresh disk images come from testenv/mkimage.sh; the kt syscall helper is
 # compiled into /var/cache/richacl/testenv/bin/ (keyed by its source hash).
 set -uo pipefail
@@ -39,10 +40,11 @@ die() {
 }
 
 if [ -z "$kernel" ]; then
-	if [ -f testenv/kernel-build.sh ]; then
+	if [ -f testenv/kernel-build.sh ] && [ -f kernel-patches/series ]; then
 		kernel=$(bash testenv/kernel-build.sh | tail -n1) ||
 			die "testenv/kernel-build.sh failed"
 	else
+		echo "# no kernel-patches/series yet: using the development kernel" >&2
 		kernel=/var/cache/richacl/kernel/current/bzImage
 	fi
 fi
@@ -63,8 +65,9 @@ fi
 
 mkdir -p "$CACHE/runs"
 run=$(mktemp -d "$CACHE/runs/$(date +%Y%m%d-%H%M%S).XXXX")
-mapfile -t imgs < <(bash testenv/mkimage.sh "$run") || die "mkimage failed"
-[ ${#imgs[@]} -eq 2 ] || die "mkimage did not produce two images"
+out=$(bash testenv/mkimage.sh "$run") || die "testenv/mkimage.sh $run failed (exit $?)"
+mapfile -t imgs <<<"$out"
+[ ${#imgs[@]} -eq 2 ] || die "testenv/mkimage.sh printed '$out', not two image paths"
 
 start=$SECONDS
 bash testenv/guest-run.sh --kernel "$kernel" --disk "${imgs[0]}" --disk "${imgs[1]}" \

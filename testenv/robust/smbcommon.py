@@ -11,6 +11,7 @@ import struct
 
 from samba import NTSTATUSError, credentials, ntstatus, param
 from samba.samba3 import libsmb_samba_internal as libsmb
+from samba.samba3 import param as s3param
 
 SHARE = "richacl"
 # SEMANTICS.md section 2 / testenv/guest/init.sh: uid, primary gid, groups
@@ -63,15 +64,18 @@ class Server:
             for line in f:
                 name, _uid, pw = line.split()
                 self.passwords[name] = pw
-        self.lp = param.LoadParm()
-        self.lp.load(os.path.join(state, "client.conf"))
+        conf = os.path.join(state, "client.conf")
+        self.lp = param.LoadParm()              # for the credentials
+        self.lp.load(conf)
+        self.lp3 = s3param.get_context()        # libsmb wants source3's loadparm
+        self.lp3.load(conf)
 
     def connect(self, user):
         creds = credentials.Credentials()
         creds.guess(self.lp)
         creds.set_username(user)
         creds.set_password(self.passwords[user])
-        return libsmb.Conn("127.0.0.1", SHARE, self.lp, creds)
+        return libsmb.Conn("127.0.0.1", SHARE, self.lp3, creds)
 
     def smbd_pid(self):
         try:

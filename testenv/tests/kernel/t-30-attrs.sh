@@ -78,6 +78,12 @@ t_write_owner() {
 	expect EPERM carol "write_owner: carol cannot give the file to bob" chown "$B/f7" 1002 -1
 	expect OK carol "write_owner: carol chgrp to staff (her group)" chown "$B/f8" -1 $STAFF
 	expect_sh OK alice "chown(1) to oneself with write_owner" 'chown alice "$1"' "$B/f9"
+	echo x >"$B/f10"
+	setacl 'owner@:rwp::allow user:1002:r::allow' "$B/f10"
+	S chown alice "$B/f10"
+	expect OK alice "after chown the acl stays and owner@ means the new owner" open "$B/f10" w
+	expect OK bob "after chown the named entry still applies" open "$B/f10" r
+	expect DENIED bob "after chown the named entry grants no more than before" open "$B/f10" w
 }
 
 # §3 item 6: write_attributes grants setting arbitrary times.

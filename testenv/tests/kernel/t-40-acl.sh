@@ -80,14 +80,16 @@ t_inherit() {
 					getxattr "$pdir/f" system.richacl
 				check_eq "$tag: new file mode from the umask (0644)" 644 "$(mode_of "$pdir/f")"
 			fi
-			# new directory
+			# new directory: takes the entry if d, or f without n
 			want=none
-			if [ $n = 1 ] && [ $((f + d)) -gt 0 ]; then
-				want=""
-			elif [ $d = 1 ]; then
-				want=${eflags//[ni]/}
-			elif [ $f = 1 ]; then
-				want=fi
+			if [ $d = 1 ] || { [ $f = 1 ] && [ $n = 0 ]; }; then
+				if [ $n = 1 ]; then
+					want=""		# all inheritance flags cleared
+				elif [ $d = 1 ]; then
+					want=${eflags//i/}	# effective, still inheritable
+				else
+					want=fi		# passes through to files only
+				fi
 			fi
 			if [ "$want" = none ]; then
 				expect ENODATA root "$tag: new directory inherits nothing" \
@@ -224,6 +226,8 @@ t_equiv() {
 	setacl 'user:1002:r::allow' "$B/f1" "$B/d2" "$B/f3"
 	setacl 'owner@:rwp::allow group@:r::allow' "$B/f1"
 	expect ENODATA root "equivalent acl replaces a stored acl: xattr removed" getxattr "$B/f1" system.richacl
+	check_text "getfattr shows no system.richacl either" \
+		"$B/f1: system.richacl: No such attribute" getfattr --absolute-names -n system.richacl "$B/f1"
 	check_eq "equivalent acl: mode 0640" 640 "$(mode_of "$B/f1")"
 	setacl 'owner@:rwpxd::allow everyone@:rx::allow' "$B/d2"
 	expect ENODATA root "equivalent directory acl: xattr removed" getxattr "$B/d2" system.richacl
@@ -278,7 +282,7 @@ t_rcu() {
 		path=$B/p$k/l1/l2/l3
 		mkdir -p "$path"
 		echo x >"$path/target"
-		setacl 'everyone@:x::allow user:1001:r::allow' "$B/p$k" "$B/p$k/l1" "$B/p$k/l3"
+		setacl 'everyone@:x::allow user:1001:r::allow' "$B/p$k" "$B/p$k/l1" "$path"
 		setacl "${pat[$k]}" "$B/p$k/l1/l2"
 	done
 	chmod 0701 "$B/p4/l1/l2"
@@ -316,6 +320,27 @@ t_rcu() {
 	echo 3 >/proc/sys/vm/drop_caches
 	expect DENIED alice "after the changes, uncached: alice still refused" stat "$B/p0/l1/l2/l3/target"
 	expect OK bob "after the changes, uncached: bob allowed" stat "$B/p0/l1/l2/l3/target"
+
+	# lookups racing with acl replacement (cached acls freed under RCU)
+	local stop=$B/stop k3
+	(
+		while [ ! -e "$stop" ]; do
+			for k3 in 1 2 3 4 5 6 7 8 9 10; do
+				kt_as bob stat "$B/p0/l1/l2/l3/target" >/dev/null
+			done
+		done
+	) &
+	local racer=$!
+	for k3 in $(seq 1 40); do
+		"$SETRICHACL" --set "user:1002:x::allow user:$((3000 + k3)):r::allow" "$B/p0/l1/l2"
+		"$SETRICHACL" --set "user:1001:x::allow user:$((3000 + k3)):r::allow" "$B/p0/l1/l2"
+	done
+	touch "$stop"
+	wait "$racer"
+	expect OK alice "after 80 acl replacements racing with lookups: the last acl holds" \
+		stat "$B/p0/l1/l2/l3/target"
+	expect DENIED bob "after 80 acl replacements racing with lookups: bob refused" \
+		stat "$B/p0/l1/l2/l3/target"
 }
 
 # Little-endian hex helpers for building xattr values (algorithms.md 8).
@@ -384,6 +409,10 @@ t_invalid() {
 		fi
 	done
 	unset -f add
+	check_text "setfattr(1) with an invalid value: Invalid argument" \
+		"setfattr: $B/f: Invalid argument" \
+		setfattr -n system.richacl -v "0x$(xhdr 0 0 1 1 1 0)$(xent 7 0 1 1002)" "$B/f"
+	check_eq "setfattr(1) with an invalid value changed nothing" "$good" "$(xattr_of "$B/f")"
 	expect OK bob "the old acl is still in force after the refused values" open "$B/f" r
 
 	# positive controls: the other examples of algorithms.md section 8
@@ -398,6 +427,21 @@ t_invalid() {
 		"$(xhdr 0 0 1 0 0 0)$(xent 0 0x2000 1 0)6a6f65407800"
 	check_text "unmapped example reads back" "$(raw_text u "" "" "" "" 'user:joe@x:r:u:allow')" \
 		gra_in "$B" --raw --numeric-ids u
+
+	# large acls: 300 entries (3616 bytes, in an external xattr block) are
+	# stored; 400 entries (4816 bytes) do not fit a 4 KiB block and must be
+	# refused without changing anything
+	local big="" k2
+	for k2 in $(seq 1 300); do big+=$(xent 0 0 1 $((5000 + k2))); done
+	echo x >"$B/big"
+	expect OK root "a 300-entry acl is stored" setxattr "$B/big" system.richacl "$(xhdr 0 0 300 1 1 0)$big"
+	check_eq "the 300-entry acl reads back byte for byte" "$(xhdr 0 0 300 1 1 0)$big" "$(xattr_of "$B/big")"
+	expect OK 5300 "the 300-entry acl is in force (its last entry grants uid 5300 read)" open "$B/big" r
+	expect DENIED carol "the 300-entry acl is in force (no entry for carol)" open "$B/big" r
+	for k2 in $(seq 301 400); do big+=$(xent 0 0 1 $((5000 + k2))); done
+	expect ERROR root "a 400-entry acl (does not fit) is refused" \
+		setxattr "$B/f" system.richacl "$(xhdr 0 0 400 1 1 0)$big"
+	check_eq "the refused large acl changed nothing" "$good" "$(xattr_of "$B/f")"
 
 	local bad
 	bad=$(dmesg | grep -E 'BUG:|WARNING:|Oops|general protection|Call Trace|UBSAN|KASAN|refcount_t:' | head)

@@ -1,0 +1,344 @@
+#!/bin/bash
+# In-guest part of testenv/run-bench.sh (runs as root in the QEMU guest).
+#
+#   guest-bench.sh --out DIR --bin DIR --tools DIR [--module RICHACL_SO]
+#                  [--control DIR] [--groups "walk smb"] [--quick]
+#                  [--walk-rounds N] [--smb-runs N] [--smb-files N]
+#
+#   --out DIR      where the results go (the host's results share)
+#   --bin DIR      path_walk and smb_meta
+#   --tools DIR    setrichacl and getrichacl
+#   --module SO    the vfs_richacl module for the [richacl] share
+#   --control DIR  a tree d1/../d10/f0..f7 on the guest's root file system
+#                  (overlayfs over 9p: every lookup leaves RCU-walk there),
+#                  the positive control of the fallback counting
+#   --quick        a short run, to check that everything works (the figures
+#                  mean nothing)
+#
+# walk: /dev/vda (richacl ext4) on /mnt/rich, /dev/vdb (plain ext4) on
+# /mnt/plain; six trees of a 10-deep path with 8 files at the end:
+#   mode      plain ext4, mode bits only (the reference)
+#   posix5    plain ext4, a POSIX acl of 5 entries on every directory and file
+#   posix50   plain ext4, a POSIX acl of 50 entries
+#   richmode  richacl ext4, no acls (mode bits only)
+#   rich5     richacl ext4, a richacl of 5 entries on every directory and file
+#   rich50    richacl ext4, a richacl of 50 entries
+# In every acl the user who walks (bob: uid 1002, groups 1002 and staff)
+# matches no entry but the last one (other:: / everyone@), so the check scans
+# the whole acl, as it would for most users of a shared directory.  Output:
+# walk.txt (path_walk), walk-control.txt, walk-setup.txt, profiles/walk-*.txt
+# (perf, cpu-clock samples of one loop per tree and operation).
+#
+# smb: smbd with [richacl] (vfs_richacl on /mnt/rich/share), [aclxattr]
+# (acl_xattr on POSIX acls, /mnt/plain/aclxattr), [nfs4acl] (nfs4acl_xattr,
+# /mnt/plain/nfs4acl), made by testenv/smb/server.sh; smb_meta as alice, one
+# process and connection per share and run, the shares taking turns run by
+# run.  Output: smb.txt, profiles/smb-SHARE-WORKLOAD.txt (perf -a).
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/.." && pwd)
+out="" bin="" tools="" module="" control="" groups="walk smb" quick=0
+walk_rounds=9 walk_seconds=0.3 walk_count=1000 profile_seconds=4
+smb_runs=3 smb_files=2000 smb_dirs=100 smb_acl_ops=200
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--out) out=${2:?}; shift 2 ;;
+	--bin) bin=${2:?}; shift 2 ;;
+	--tools) tools=${2:?}; shift 2 ;;
+	--module) module=${2:?}; shift 2 ;;
+	--control) control=${2:?}; shift 2 ;;
+	--groups) groups=${2:?}; shift 2 ;;
+	--walk-rounds) walk_rounds=${2:?}; shift 2 ;;
+	--smb-runs) smb_runs=${2:?}; shift 2 ;;
+	--smb-files) smb_files=${2:?}; shift 2 ;;
+	--quick) quick=1; shift ;;
+	*) echo "guest-bench.sh: unknown argument '$1'" >&2; exit 2 ;;
+	esac
+done
+[ -n "$out" ] && [ -n "$bin" ] && [ -n "$tools" ] ||
+	{ echo "guest-bench.sh: --out, --bin and --tools are required" >&2; exit 2; }
+if [ "$quick" = 1 ]; then
+	walk_rounds=3 walk_seconds=0.1 walk_count=100 profile_seconds=1
+	smb_runs=1 smb_files=100 smb_dirs=10 smb_acl_ops=20
+fi
+[ "$(id -u)" = 0 ] || { echo "guest-bench.sh: must run as root (in the guest)" >&2; exit 2; }
+mkdir -p "$out/profiles"
+export LC_ALL=C
+umask 022
+
+DEPTH=10
+FILES=8
+WALK_USER=bob
+SMB_USER=alice
+STATE=/run/richacl-bench
+log() { echo "guest-bench: $*" >&2; }
+now() { cut -d' ' -f1 /proc/uptime; }
+status=0
+
+{
+	echo "kernel $(uname -r) $(uname -v)"
+	echo "cmdline $(cat /proc/cmdline)"
+	echo "cpus $(nproc)"
+	grep -m1 'model name' /proc/cpuinfo | sed 's/^model name[[:space:]]*: /cpu /'
+	echo "memory_kb $(awk '/MemTotal/ { print $2 }' /proc/meminfo)"
+} >"$out/guest-env.txt"
+
+mkdir -p /mnt/rich /mnt/plain
+rich_ok=0 plain_ok=0
+if mount -t ext4 /dev/vda /mnt/rich 2>"$out/mount-rich.err"; then
+	rich_ok=1
+else
+	log "the richacl image did not mount: $(cat "$out/mount-rich.err")"
+fi
+mount -t ext4 /dev/vdb /mnt/plain 2>"$out/mount-plain.err" && plain_ok=1
+echo "mount rich=$rich_ok plain=$plain_ok" >>"$out/guest-env.txt"
+
+# ---------------------------------------------------------------- walk ----
+
+# acl text for a tree: posix|rich N dir|file
+posix_text() {
+	local n=$1 kind=$2 x=r-x own=rwx k text
+	[ "$kind" = file ] && x=r-- own=rw-
+	text="u::$own"
+	for ((k = 1; k <= n - 4; k++)); do
+		if ((k % 2)); then text+=",u:$((5000 + k)):$x"; else text+=",g:$((6000 + k)):$x"; fi
+	done
+	echo "$text,g::$x,m::$x,o::$x"
+}
+
+rich_text() {
+	local n=$1 kind=$2 x=rxaRcS own=rwpxdDaARWcCoS k text
+	[ "$kind" = file ] && x=raRcS own=rwpaARWcCoS
+	text="owner@:$own::allow"
+	for ((k = 1; k <= n - 2; k++)); do
+		if ((k % 2)); then
+			text+=" user:$((5000 + k)):$x::allow"
+		else
+			text+=" group:$((6000 + k)):$x::allow"
+		fi
+	done
+	echo "$text everyone@:$x::allow"
+}
+
+# make_tree TOP none|posix|rich N
+make_tree() {
+	local top=$1 kind=$2 n=${3:-0} d i f dirs=()
+	rm -rf "$top"
+	mkdir -p "$top"
+	d=$top
+	dirs=("$top")
+	for ((i = 1; i <= DEPTH; i++)); do
+		d=$d/d$i
+		dirs+=("$d")
+	done
+	mkdir -p "$d"
+	for ((f = 0; f < FILES; f++)); do
+		echo x >"$d/f$f"
+	done
+	chmod 0755 "${dirs[@]}"
+	chmod 0644 "$d"/f*
+	case "$kind" in
+	none) ;;
+	posix)
+		setfacl --set "$(posix_text "$n" dir)" "${dirs[@]}" &&
+			setfacl --set "$(posix_text "$n" file)" "$d"/f* || return 1
+		;;
+	rich)
+		"$tools/setrichacl" --set "$(rich_text "$n" dir)" "${dirs[@]}" &&
+			"$tools/setrichacl" --set "$(rich_text "$n" file)" "$d"/f* || return 1
+		;;
+	esac
+}
+
+# entries of the acl of one path, as the tools count them
+acl_entries() {	# kind path
+	case "$1" in
+	none) echo 0 ;;
+	posix) getfacl -cp "$2" 2>/dev/null | grep -c '^[ugmo]' ;;
+	rich) "$tools/getrichacl" "$2" 2>/dev/null | grep -c ':\(allow\|deny\)$' ;;
+	esac
+}
+
+fs_mounted() {	# rich|plain
+	case "$1" in
+	rich) [ "$rich_ok" = 1 ] ;;
+	plain) [ "$plain_ok" = 1 ] ;;
+	esac
+}
+
+run_walk() {
+	local trees=() spec label fs kind n top leaf want got
+	for spec in mode:plain:none:0 posix5:plain:posix:5 posix50:plain:posix:50 \
+		richmode:rich:none:0 rich5:rich:rich:5 rich50:rich:rich:50; do
+		IFS=: read -r label fs kind n <<<"$spec"
+		if ! fs_mounted "$fs"; then
+			echo "tree $label skipped: the $fs image is not mounted" >>"$out/walk-setup.txt"
+			continue
+		fi
+		top=/mnt/$fs/walk-$label
+		if ! make_tree "$top" "$kind" "$n" 2>>"$out/walk-setup.txt"; then
+			echo "tree $label skipped: setting the acls failed" >>"$out/walk-setup.txt"
+			status=1
+			continue
+		fi
+		leaf=$top$(printf '/d%d' $(seq 1 $DEPTH))
+		want=$n
+		got="$(acl_entries "$kind" "$top") $(acl_entries "$kind" "$leaf") $(acl_entries "$kind" "$leaf/f0")"
+		echo "tree $label fs=$fs acl=$kind entries(top,leaf dir,file)=$got want=$want" \
+			>>"$out/walk-setup.txt"
+		if [ "$got" != "$want $want $want" ]; then
+			echo "tree $label skipped: wrong number of acl entries" >>"$out/walk-setup.txt"
+			status=1
+			continue
+		fi
+		if [ "$n" = 5 ]; then	# what the acls look like
+			case "$kind" in
+			posix) getfacl -cp "$top/d1" ;;
+			rich) "$tools/getrichacl" "$top/d1" ;;
+			esac >>"$out/walk-setup.txt" 2>&1
+		fi
+		trees+=("$label=$top")
+	done
+	if [ ${#trees[@]} -eq 0 ]; then
+		log "walk: no tree to walk"
+		status=1
+		return
+	fi
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	local t0
+	t0=$(now)
+	"$bin/path_walk" --rounds "$walk_rounds" --seconds "$walk_seconds" --count "$walk_count" \
+		--depth "$DEPTH" --files "$FILES" --user "$WALK_USER" "${trees[@]}" \
+		>"$out/walk.txt" 2>"$out/walk.err" || { status=1; log "path_walk failed: $(cat "$out/walk.err")"; }
+	log "walk: $(echo "$(now) - $t0" | bc) s"
+	if [ -n "$control" ] && [ -d "$control" ]; then
+		"$bin/path_walk" --rounds 1 --seconds 0.01 --count 100 --depth "$DEPTH" \
+			--files "$FILES" --user "$WALK_USER" "control=$control" \
+			>"$out/walk-control.txt" 2>&1
+	fi
+
+	# profiles: cpu-clock samples (the guest has no hardware counters)
+	local tree op
+	for tree in "${trees[@]}" ${control:+"control=$control"}; do
+		for op in stat open; do
+			[ "${tree%%=*}" = control ] && [ "$op" = open ] && continue
+			profile_walk "$tree" "$op"
+		done
+	done
+}
+
+profile_walk() {	# LABEL=DIR op
+	local label=${1%%=*} data=/tmp/perf-walk.data
+	perf record -q -N -e cpu-clock -o "$data" -- "$bin/path_walk" --profile "$2" \
+		--seconds "$profile_seconds" --depth "$DEPTH" --files "$FILES" \
+		--user "$WALK_USER" "$1" >"$out/profiles/walk-$label-$2.run" 2>&1 ||
+		return
+	perf report -q -i "$data" --stdio --sort sym -n 2>/dev/null | sed '/^$/d' | head -n 40 \
+		>"$out/profiles/walk-$label-$2.txt"
+	perf report -i "$data" --stdio --sort sym 2>/dev/null | grep -m1 '^# Samples' \
+		>>"$out/profiles/walk-$label-$2.run"
+	rm -f "$data"
+}
+
+# ----------------------------------------------------------------- smb ----
+
+declare -A SHARE_PATH=([richacl]=/mnt/rich/share [aclxattr]=/mnt/plain/aclxattr
+	[nfs4acl]=/mnt/plain/nfs4acl)
+SHARES=(richacl aclxattr nfs4acl)
+
+smb_client() {	# share tag first-run extra-args...
+	local share=$1 tag=$2 first=$3
+	shift 3
+	runuser -u "$SMB_USER" -- "$bin/smb_meta" --url "smb://127.0.0.1/$share" \
+		--user "$SMB_USER" --password "$SMB_PW" --conf "$STATE/client.conf" \
+		--tag "$tag" --first-run "$first" "$@"
+}
+
+run_smb() {
+	local share
+	for share in "${SHARES[@]}"; do
+		mkdir -p "${SHARE_PATH[$share]}" 2>/dev/null
+		chown "$SMB_USER:$SMB_USER" "${SHARE_PATH[$share]}" 2>/dev/null
+		chmod 0755 "${SHARE_PATH[$share]}" 2>/dev/null
+	done
+	local start=(start --state "$STATE" --rich "${SHARE_PATH[richacl]}"
+		--aclxattr "${SHARE_PATH[aclxattr]}" --nfs4acl "${SHARE_PATH[nfs4acl]}")
+	[ -n "$module" ] && start+=(--module "$module")
+	if ! bash "$repo/testenv/smb/server.sh" "${start[@]}" 2>"$out/smb-server.err"; then
+		log "smbd did not start: $(tail -n 3 "$out/smb-server.err")"
+		cp "$STATE/smbd.log" "$out/smbd.log" 2>/dev/null
+		status=1
+		return
+	fi
+	SMB_PW=$(awk -v u="$SMB_USER" '$1 == u { print $3 }' "$STATE/users")
+	cp "$STATE/smb.conf" "$out/smb.conf"
+
+	local sizes=(--files "$smb_files" --dirs "$smb_dirs" --acl-ops "$smb_acl_ops")
+	local live=()
+	for share in "${SHARES[@]}"; do
+		# warm-up, not measured; a share that fails here is left out
+		if smb_client "$share" warmup 90 --files 50 --dirs 5 --acl-ops 10 \
+			>/dev/null 2>"$out/smb-$share-warmup.err"; then
+			live+=("$share")
+		else
+			log "share $share fails: $(tail -n 2 "$out/smb-$share-warmup.err")"
+			echo "share $share failed: $(tail -n 1 "$out/smb-$share-warmup.err")" >>"$out/smb.txt"
+			status=1
+		fi
+	done
+	local r i n=${#live[@]} t0
+	for ((r = 0; r < smb_runs; r++)); do
+		for ((i = 0; i < n; i++)); do
+			share=${live[$(((i + r) % n))]}
+			t0=$(now)
+			smb_client "$share" "$share" "$r" "${sizes[@]}" >>"$out/smb.txt" \
+				2>>"$out/smb-$share.err" || { status=1; log "smb_meta on $share failed"; }
+			log "smb run $r $share: $(echo "$(now) - $t0" | bc) s"
+		done
+	done
+
+	# profiles: the whole guest (smbd, client, kernel), one workload at a time
+	local w data=/tmp/perf-smb.data pfiles=$((smb_files / 4))
+	for share in "${live[@]}"; do
+		for w in flat acl; do
+			perf record -q -N -a -e cpu-clock -o "$data" -- \
+				runuser -u "$SMB_USER" -- "$bin/smb_meta" --url "smb://127.0.0.1/$share" \
+				--user "$SMB_USER" --password "$SMB_PW" --conf "$STATE/client.conf" \
+				--tag "profile-$share" --first-run 80 --workloads "$w" \
+				--files "$pfiles" --dirs "$smb_dirs" --acl-ops $((smb_acl_ops / 2)) \
+				>"$out/profiles/smb-$share-$w.run" 2>&1 || continue
+			{
+				echo "## by process and object"
+				perf report -q -i "$data" --stdio --sort comm,dso -n 2>/dev/null |
+					sed '/^$/d' | head -n 25
+				echo "## smbd by symbol"
+				perf report -q -i "$data" --stdio --comms smbd --sort dso,sym -n \
+					2>/dev/null | sed '/^$/d' | head -n 50
+			} >"$out/profiles/smb-$share-$w.txt"
+			perf report -i "$data" --stdio --sort comm 2>/dev/null | grep -m1 '^# Samples' \
+				>>"$out/profiles/smb-$share-$w.run"
+			rm -f "$data"
+		done
+	done
+	bash "$repo/testenv/smb/server.sh" stop --state "$STATE"
+	tail -c 2000000 "$STATE/smbd.log" >"$out/smbd.log" 2>/dev/null
+}
+
+t_start=$(now)
+for g in $groups; do
+	t=$(now)
+	case "$g" in
+	walk) run_walk ;;
+	smb) run_smb ;;
+	*) log "unknown group '$g'"; status=1 ;;
+	esac
+	echo "group $g $(echo "$(now) - $t" | bc)" >>"$out/times"
+done
+dmesg >"$out/dmesg.txt" 2>/dev/null
+cd /
+mountpoint -q /mnt/rich && umount /mnt/rich
+mountpoint -q /mnt/plain && umount /mnt/plain
+echo "total $(echo "$(now) - $t_start" | bc)" >>"$out/times"
+exit "$status"

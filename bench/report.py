@@ -1,0 +1,488 @@
+#!/usr/bin/env python3
+"""Turn the results of testenv/run-bench.sh into the table of ratios.
+
+    bench/report.py RUN_DIR [--groups "walk smb map"] [--markdown FILE]
+
+RUN_DIR is /var/cache/richacl/bench/runs/<date-time>/ as run-bench.sh
+leaves it: host-env.txt, guest/bench/ (walk.txt, walk-control.txt,
+walk-setup.txt, smb.txt, guest-env.txt, profiles/), map-insns.txt,
+map-time.txt, profiles/map-100.txt.
+
+Prints the table on stdout.  With --markdown, also writes the results page
+(date, machine, tables, the fallback counts and, for every missed target,
+the profiles that show where the time goes).
+
+Ratios are medians of per-round ratios: the trees of the path walk are timed
+in turns within each round, and the SMB shares take turns run by run, so a
+round's figures were measured close together and their ratio is less noisy
+than the ratio of two medians.
+"""
+
+import argparse
+import os
+import re
+import statistics
+import sys
+
+WALK_TARGET_MODE = 1.10     # richacl / mode-only at most
+WALK_TARGET_POSIX = 1.00    # richacl / POSIX acl at most
+SMB_TARGET = 1.00           # richacl / acl_xattr ops/s at least
+LINEAR_TOLERANCE = 0.20     # marginal cost per entry may drift this much
+
+WALK_PAIRS = [  # (richacl tree, baseline tree, target, what)
+    ('rich5', 'mode', WALK_TARGET_MODE, 'richacl 5 / mode only'),
+    ('rich50', 'mode', WALK_TARGET_MODE, 'richacl 50 / mode only'),
+    ('rich5', 'posix5', WALK_TARGET_POSIX, 'richacl 5 / POSIX acl 5'),
+    ('rich50', 'posix50', WALK_TARGET_POSIX, 'richacl 50 / POSIX acl 50'),
+    ('richmode', 'mode', None, 'richacl fs, no acl / mode only'),
+    ('posix5', 'mode', None, 'POSIX acl 5 / mode only'),
+    ('posix50', 'mode', None, 'POSIX acl 50 / mode only'),
+]
+SMB_WORKLOADS = [('flat', 'create'), ('flat', 'rename'), ('flat', 'delete'),
+                 ('spread', 'create'), ('spread', 'rename'), ('spread', 'delete'),
+                 ('acl', 'get'), ('acl', 'set')]
+SMB_SHARES = ['richacl', 'aclxattr', 'nfs4acl']
+SMB_PROFILE = {'flat': 'flat', 'spread': 'flat', 'acl': 'acl'}
+
+
+def read_lines(path):
+    try:
+        with open(path, encoding='utf-8', errors='replace') as f:
+            return f.read().splitlines()
+    except OSError:
+        return None
+
+
+def read_env(path):
+    env = {}
+    for line in read_lines(path) or []:
+        key, _, value = line.partition(' ')
+        env.setdefault(key, value)
+    return env
+
+
+def median(values):
+    return statistics.median(values) if values else None
+
+
+def fmt(x, digits=2):
+    return '-' if x is None else f'{x:.{digits}f}'
+
+
+class Report:
+    def __init__(self, run, groups):
+        self.run = run
+        self.groups = groups
+        self.guest = os.path.join(run, 'guest', 'bench')
+        self.text = []      # the plain table (stdout)
+        self.md = []        # the markdown page
+        self.missed = []    # (what, explanation lines)
+        self.problems = []
+
+    def out(self, line=''):
+        self.text.append(line)
+
+    def mdl(self, line=''):
+        self.md.append(line)
+
+    def profile(self, name, lines=18):
+        path = os.path.join(self.guest, 'profiles', name)
+        if name.startswith('map-'):
+            path = os.path.join(self.run, 'profiles', name)
+        body = read_lines(path)
+        if not body:
+            return [f'(no profile {name})']
+        return body[:lines]
+
+    def profile_samples(self, name):
+        body = read_lines(os.path.join(self.guest, 'profiles', name)) or []
+        for line in body:
+            m = re.match(r'# Samples: (\S+)', line)
+            if m:
+                return m.group(1)
+        return '?'
+
+    @staticmethod
+    def symbol_share(lines, symbol):
+        """percentage of samples in symbol, from a perf report -n --sort sym"""
+        for line in lines or []:
+            fields = line.split()
+            if len(fields) >= 4 and fields[-1] == symbol and fields[0].endswith('%'):
+                return float(fields[0].rstrip('%')), int(fields[1])
+        return 0.0, 0
+
+    # ------------------------------------------------------------ walk --
+    def walk(self):
+        lines = read_lines(os.path.join(self.guest, 'walk.txt'))
+        if lines is None:
+            self.problems.append('path walk: no results (walk.txt missing)')
+            return
+        rounds, counts, nocount = {}, {}, None
+        for line in lines:
+            f = line.split()
+            if f[:1] == ['rounds']:
+                rounds[(f[1], f[2])] = [float(x) for x in f[3:]]
+            elif f[:1] == ['count']:
+                counts[(f[1], f[2], f[3], f[4])] = float(f[5])
+            elif f[:1] == ['nocount']:
+                nocount = line[len('nocount '):]
+        if not rounds:
+            self.problems.append('path walk: walk.txt has no timings')
+            return
+        trees = []
+        for (op, label) in rounds:
+            if label not in trees:
+                trees.append(label)
+        nrounds = len(next(iter(rounds.values())))
+
+        self.out('(1) path walk: stat() and open()+close() at the end of a 10-deep path, '
+                 f'ns per operation, median of {nrounds} rounds')
+        self.mdl('## 1. Path lookup and permission checks in the kernel')
+        self.mdl()
+        self.mdl('`stat()` and `open()`+`close()` of 8 files at the end of `d1/d2/.../d10/` '
+                 '(lookups start at the top directory, so every component is on the '
+                 'file system under test), as user bob, who matches no entry of the acls but '
+                 'the last (`other::` / `everyone@`), so every check scans the whole acl. '
+                 f'Median of {nrounds} rounds; in each round every tree is timed for at '
+                 'least the loop time, the trees taking turns.')
+        self.mdl()
+        self.mdl('| tree | file system | acl on every directory and file | stat ns/op | open ns/op |')
+        self.mdl('|---|---|---|---:|---:|')
+        what = {'mode': ('plain ext4', 'none (mode bits)'),
+                'posix5': ('plain ext4', 'POSIX, 5 entries'),
+                'posix50': ('plain ext4', 'POSIX, 50 entries'),
+                'richmode': ('richacl ext4', 'none (mode bits)'),
+                'rich5': ('richacl ext4', 'richacl, 5 entries'),
+                'rich50': ('richacl ext4', 'richacl, 50 entries')}
+        self.out(f'  {"tree":<10} {"stat ns":>10} {"open ns":>10}')
+        for t in trees:
+            s = median(rounds.get(('stat', t), []))
+            o = median(rounds.get(('open', t), []))
+            self.out(f'  {t:<10} {fmt(s, 0):>10} {fmt(o, 0):>10}')
+            fs, acl = what.get(t, ('?', '?'))
+            self.mdl(f'| {t} | {fs} | {acl} | {fmt(s, 0)} | {fmt(o, 0)} |')
+        self.mdl()
+
+        self.out()
+        self.out(f'  {"ratio":<34} {"stat":>6} {"open":>6}  target')
+        self.mdl('| ratio (median of per-round ratios) | stat | open | target | verdict |')
+        self.mdl('|---|---:|---:|---|---|')
+        for rich, base, target, label in WALK_PAIRS:
+            if rich not in trees or base not in trees:
+                continue
+            ratios = {}
+            for op in ('stat', 'open'):
+                a, b = rounds.get((op, rich)), rounds.get((op, base))
+                if a and b:
+                    ratios[op] = median([x / y for x, y in zip(a, b)])
+            tgt = '' if target is None else f'<= {target:.2f}'
+            verdict = ''
+            if target is not None:
+                bad = [op for op, r in ratios.items() if r > target]
+                verdict = 'met' if not bad else 'MISSED (' + ', '.join(bad) + ')'
+                for op in bad:
+                    self.walk_missed(label, op, rich, base, ratios[op], target)
+            self.out(f'  {label:<34} {fmt(ratios.get("stat")):>6} {fmt(ratios.get("open")):>6}  '
+                     f'{tgt} {verdict}')
+            self.mdl(f'| {label} | {fmt(ratios.get("stat"))} | {fmt(ratios.get("open"))} | '
+                     f'{tgt} | {verdict} |')
+        self.mdl()
+        self.walk_fallbacks(trees, counts, nocount)
+
+    def walk_missed(self, label, op, rich, base, ratio, target):
+        expl = [f'{label}, {op}(): {ratio:.2f} (target {target:.2f}).',
+                f'cpu-clock samples of the {op} loop (perf in the guest); '
+                f'{rich}: {self.profile_samples(f"walk-{rich}-{op}.run")} samples, '
+                f'{base}: {self.profile_samples(f"walk-{base}-{op}.run")} samples.',
+                '', f'{rich}:', '```']
+        expl += self.profile(f'walk-{rich}-{op}.txt', 12)
+        expl += ['```', '', f'{base}:', '```']
+        expl += self.profile(f'walk-{base}-{op}.txt', 12)
+        expl += ['```']
+        self.missed.append((f'path walk: {label}, {op}', expl))
+
+    def walk_fallbacks(self, trees, counts, nocount):
+        self.mdl('### Falling out of RCU-walk')
+        self.mdl()
+        control = read_lines(os.path.join(self.guest, 'walk-control.txt')) or []
+        ccounts = {}
+        for line in control:
+            f = line.split()
+            if f[:1] == ['count']:
+                ccounts[(f[1], f[2], f[3], f[4])] = float(f[5])
+        if nocount is None and counts:
+            self.mdl('Exact counts (x86 debug-register breakpoints on kernel functions, '
+                     'this process only, see `bench/path_walk.c`), per operation, warm '
+                     '(after the first one) / cold (the first one after dropping the caches). '
+                     '`__d_lookup` is the ref-walk dcache lookup: 0 for a walk that never '
+                     'leaves RCU mode.')
+            self.mdl()
+            self.mdl('| tree | op | __d_lookup warm | cold | try_to_unlazy(+_next) warm | '
+                     'path_lookupat / path_openat warm |')
+            self.mdl('|---|---|---:|---:|---:|---:|')
+            self.out()
+            self.out('  RCU-walk fallbacks per operation (warm): __d_lookup calls')
+            allc = dict(counts)
+            allc.update(ccounts)
+            labels = trees + (['control'] if ccounts else [])
+            for t in labels:
+                for op in ('stat', 'open'):
+                    def c(phase, sym):
+                        return allc.get((op, t, phase, sym))
+                    if c('warm', '__d_lookup') is None:
+                        continue
+                    unl = (c('warm', 'try_to_unlazy') or 0) + (c('warm', 'try_to_unlazy_next') or 0)
+                    walks = c('warm', 'path_lookupat' if op == 'stat' else 'path_openat')
+                    self.mdl(f'| {t} | {op} | {fmt(c("warm", "__d_lookup"), 3)} | '
+                             f'{fmt(c("cold", "__d_lookup"), 0)} | {fmt(unl, 3)} | {fmt(walks, 3)} |')
+                    self.out(f'  {t:<10} {op:<5} {fmt(c("warm", "__d_lookup"), 3)}')
+            self.mdl()
+            return
+        self.out()
+        self.out(f'  RCU-walk fallbacks: no exact counter ({nocount}); sampled instead')
+        self.mdl('The exact counter of `bench/path_walk.c` (debug-register breakpoints on '
+                 '`__d_lookup`, `try_to_unlazy`, ...) did not run: '
+                 f'"{nocount}". The guest kernel has no ftrace and no kprobes, and x86 '
+                 'refuses execute breakpoints in kernel text without CONFIG_KPROBES.')
+        self.mdl()
+        self.mdl('Sampled instead: the share of cpu-clock samples in `__d_lookup`, the dcache '
+                 'lookup that only ref-walk uses (RCU-walk uses `__d_lookup_rcu`), in a loop of '
+                 'the operation. The control tree lives on the guest\'s root (overlayfs over '
+                 '9p, whose `d_revalidate` refuses RCU mode), so every lookup there falls out '
+                 'of RCU-walk at the first component and walks the other nine in ref-walk.')
+        self.mdl()
+        self.mdl('| tree | op | samples | in __d_lookup | in __d_lookup_rcu |')
+        self.mdl('|---|---|---:|---:|---:|')
+        for t in trees + ['control']:
+            for op in ('stat', 'open'):
+                prof = read_lines(os.path.join(self.guest, 'profiles', f'walk-{t}-{op}.txt'))
+                if prof is None:
+                    continue
+                ref, nref = self.symbol_share(prof, '__d_lookup')
+                rcu, nrcu = self.symbol_share(prof, '__d_lookup_rcu')
+                n = self.profile_samples(f'walk-{t}-{op}.run')
+                self.mdl(f'| {t} | {op} | {n} | {nref} ({ref:.1f}%) | {nrcu} ({rcu:.1f}%) |')
+                self.out(f'  {t:<10} {op:<5} __d_lookup {nref} samples ({ref:.1f}%), '
+                         f'__d_lookup_rcu {nrcu} ({rcu:.1f}%) of {n}')
+        self.mdl()
+
+    # ------------------------------------------------------------- smb --
+    def smb(self):
+        lines = read_lines(os.path.join(self.guest, 'smb.txt'))
+        if lines is None:
+            self.problems.append('smb: no results (smb.txt missing)')
+            return
+        rates, aces, failed = {}, {}, []
+        for line in lines:
+            f = line.split()
+            if f[:1] == ['smb'] and len(f) == 8:
+                rates.setdefault((f[1], f[2], f[3]), {})[int(f[4])] = float(f[7])
+            elif f[:1] == ['aces']:
+                aces[f[1]] = f[2]
+            elif f[:1] == ['share']:
+                failed.append(line)
+        self.problems += [f'smb: {x}' for x in failed]
+        shares = [s for s in SMB_SHARES if any(k[0] == s for k in rates)]
+        if not rates:
+            self.problems.append('smb: smb.txt has no figures')
+            return
+        nruns = max(len(v) for v in rates.values())
+        self.out()
+        self.out(f'(2) SMB metadata operations through smbd, ops/s, median of {nruns} runs')
+        self.mdl('## 2. SMB metadata operations through smbd')
+        self.mdl()
+        self.mdl('One client process (`bench/smb/smb_meta.c`, libsmbclient, SMB3) per share '
+                 'and run, with one persistent connection, against the guest\'s smbd on '
+                 'loopback; the shares take turns run by run. `flat`: the files in one '
+                 'directory; `spread`: over 100 directories. create = open(O_CREAT|O_EXCL) + '
+                 'write 4 KiB + close. acl: get / set of a 10-entry descriptor '
+                 '(libsmbclient\'s `system.nt_sec_desc.*`; a set is a get plus '
+                 'open + SET_INFO + close). ACEs read back: ' +
+                 ', '.join(f'{s} {aces.get(s, "?")}' for s in shares) + '.')
+        self.mdl()
+        head = ' | '.join(shares)
+        self.mdl(f'| workload | {head} | richacl / acl_xattr | richacl / nfs4acl_xattr | verdict |')
+        self.mdl('|---|' + '---:|' * len(shares) + '---:|---:|---|')
+        self.out(f'  {"workload":<16} ' + ' '.join(f'{s:>9}' for s in shares) +
+                 f' {"rich/aclx":>9} {"rich/nfs4":>9}  target >= {SMB_TARGET:.2f}')
+        for w, p in SMB_WORKLOADS:
+            med = {s: median(list(rates.get((s, w, p), {}).values())) for s in shares}
+            if all(v is None for v in med.values()):
+                continue
+
+            def paired(a, b):
+                ra, rb = rates.get((a, w, p), {}), rates.get((b, w, p), {})
+                common = sorted(set(ra) & set(rb))
+                return median([ra[r] / rb[r] for r in common]) if common else None
+            r_acl = paired('richacl', 'aclxattr')
+            r_nfs = paired('richacl', 'nfs4acl')
+            verdict = '' if r_acl is None else ('met' if r_acl >= SMB_TARGET else 'MISSED')
+            name = f'{w} {p}'
+            self.out(f'  {name:<16} ' + ' '.join(f'{fmt(med[s], 1):>9}' for s in shares) +
+                     f' {fmt(r_acl):>9} {fmt(r_nfs):>9}  {verdict}')
+            self.mdl(f'| {name} | ' + ' | '.join(fmt(med[s], 1) for s in shares) +
+                     f' | {fmt(r_acl)} | {fmt(r_nfs)} | {verdict} |')
+            if verdict == 'MISSED':
+                self.smb_missed(w, p, r_acl)
+        self.mdl()
+
+    def smb_missed(self, w, p, ratio):
+        pw = SMB_PROFILE[w]
+        expl = [f'{w} {p}: richacl / acl_xattr = {ratio:.2f} (target {SMB_TARGET:.2f}).',
+                f'cpu-clock samples of the whole guest during a shorter `{pw}` run per share '
+                '(perf record -a); the smbd part by shared object and symbol '
+                '(Debian\'s Samba libraries carry no symbols for their internal functions).',
+                '', 'richacl:', '```']
+        expl += self.profile(f'smb-richacl-{pw}.txt', 40)
+        expl += ['```', '', 'acl_xattr:', '```']
+        expl += self.profile(f'smb-aclxattr-{pw}.txt', 40)
+        expl += ['```']
+        self.missed.append((f'smb: {w} {p}', expl))
+
+    # ------------------------------------------------------------- map --
+    def map(self):
+        lines = read_lines(os.path.join(self.run, 'map-insns.txt'))
+        if not lines:
+            self.problems.append('map: no results (map-insns.txt missing)')
+            return
+        rows = []
+        for line in lines:
+            f = line.split()
+            if f[:1] == ['insns'] and len(f) == 5:
+                n, trips, set_ir, get_ir = int(f[1]), int(f[2]), int(f[3]), int(f[4])
+                rows.append((n, set_ir / trips, get_ir / trips))
+        if not rows:
+            self.problems.append('map: map-insns.txt has no figures')
+            return
+        self.out()
+        self.out('(3) mapping library: instructions per round trip (callgrind)')
+        self.mdl('## 3. The mapping library')
+        self.mdl()
+        self.mdl('Instructions (callgrind, `Ir`) per descriptor carried through '
+                 '`map_roundtrip --insns`: SET = `richacl_from_nt_sd` + `richacl_to_xattr`, '
+                 'GET = `richacl_from_xattr` + `richacl_to_nt_sd`, for a directory descriptor '
+                 'of N ACEs in map_roundtrip\'s mix (owner full control, denies, inheritable '
+                 'group entries, Everyone, CREATOR OWNER). "per added entry" is the '
+                 'slope between this size and the previous one.')
+        self.mdl()
+        self.mdl('| ACEs | SET Ir | GET Ir | total Ir | Ir per entry | Ir per added entry |')
+        self.mdl('|---:|---:|---:|---:|---:|---:|')
+        self.out(f'  {"ACEs":>5} {"SET":>10} {"GET":>10} {"total":>10} {"per entry":>10} '
+                 f'{"per added":>10}')
+        prev, slopes = None, []
+        for n, s, g in rows:
+            total = s + g
+            slope = None
+            if prev:
+                slope = (total - prev[1]) / (n - prev[0])
+                slopes.append(slope)
+            self.out(f'  {n:>5} {s:>10.0f} {g:>10.0f} {total:>10.0f} {total / n:>10.0f} '
+                     f'{fmt(slope, 0):>10}')
+            self.mdl(f'| {n} | {s:.0f} | {g:.0f} | {total:.0f} | {total / n:.0f} | '
+                     f'{fmt(slope, 0)} |')
+            prev = (n, total)
+        self.mdl()
+        # linear: the slope settles (fixed costs dominate the small sizes)
+        tail = slopes[-2:]
+        linear = len(tail) == 2 and abs(tail[1] - tail[0]) <= LINEAR_TOLERANCE * tail[0]
+        verdict = 'linear' if linear else 'NOT linear'
+        msg = (f'growth: {verdict}: the cost per added entry is {fmt(tail[0], 0)} and then '
+               f'{fmt(tail[-1], 0)} instructions over the last two steps '
+               f'(tolerance {LINEAR_TOLERANCE:.0%})') if tail else 'growth: too few sizes'
+        self.out('  ' + msg)
+        self.mdl(msg[0].upper() + msg[1:] + '.')
+        self.mdl()
+        if not linear:
+            self.missed.append(('map: linear growth', [msg, '', '```'] +
+                               self.profile('map-100.txt', 40) + ['```']))
+        timing = read_lines(os.path.join(self.run, 'map-time.txt'))
+        if timing:
+            self.mdl('Wall-clock rate on the host (`map_roundtrip`, gcc -O2):')
+            self.mdl()
+            self.mdl('```')
+            self.md.extend(timing)
+            self.mdl('```')
+            self.mdl()
+
+    # ------------------------------------------------------------ page --
+    def header(self):
+        host = read_env(os.path.join(self.run, 'host-env.txt'))
+        guest = read_env(os.path.join(self.guest, 'guest-env.txt'))
+        self.date = host.get('date', '?')
+        lines = [f'date: {self.date}',
+                 f'host: {host.get("cpu", "?")}, {host.get("cores", "?")} cores, '
+                 f'{host.get("memory_gib", "?")} GiB, Linux {host.get("host", "?")}',
+                 f'load average: {host.get("load_start", "?")} at the start, '
+                 f'{host.get("load_end", "?")} at the end (the machine is shared)',
+                 f'guest: {host.get("qemu", "?")}, {host.get("guest_accel", "?")}, '
+                 f'{guest.get("cpus", "?")} vCPU, kernel {guest.get("kernel", "?")}',
+                 f'guest kernel image: {host.get("kernel", "?")}',
+                 f'Samba {host.get("samba", "?")}, module {host.get("module", "?")}',
+                 f'gcc {host.get("gcc", "?")}, {host.get("valgrind", "?")}']
+        if host.get('quick') == '1':
+            lines.append('QUICK RUN: short loops, the figures mean little')
+        return lines
+
+    def build(self):
+        env = self.header()
+        self.out('richacl benchmarks (testenv/run-bench.sh)')
+        for line in env:
+            self.out('  ' + line)
+        self.out()
+        self.mdl(f'# Benchmark results, {self.date.split()[0]}')
+        self.mdl()
+        self.mdl('Written by `testenv/run-bench.sh` (see `bench/README.md`); every figure is '
+                 'the median of repeated runs, every baseline comes from the same guest boot. '
+                 'The guest runs under QEMU with TCG: instructions are emulated, so the '
+                 'absolute times are many times those of real hardware and only the ratios '
+                 'mean something.')
+        self.mdl()
+        self.mdl('```')
+        self.md.extend(env)
+        self.mdl('```')
+        self.mdl()
+        if 'walk' in self.groups:
+            self.walk()
+        if 'smb' in self.groups:
+            self.smb()
+        if 'map' in self.groups:
+            self.map()
+        self.out()
+        self.mdl('## Missed targets and where the time goes')
+        self.mdl()
+        if not self.missed:
+            self.out('every target met')
+            self.mdl('None: every target was met.')
+        for what, expl in self.missed:
+            self.out(f'MISSED {what}')
+            self.mdl(f'### {what}')
+            self.mdl()
+            self.md.extend(expl)
+            self.mdl()
+        for p in self.problems:
+            self.out(f'PROBLEM {p}')
+        if self.problems:
+            self.mdl('## Problems of this run')
+            self.mdl()
+            self.md.extend(f'- {p}' for p in self.problems)
+            self.mdl()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('run')
+    ap.add_argument('--groups', default='walk smb map')
+    ap.add_argument('--markdown')
+    args = ap.parse_args()
+    r = Report(args.run, args.groups.split())
+    r.build()
+    print('\n'.join(r.text))
+    if args.markdown:
+        with open(args.markdown, 'w', encoding='utf-8') as f:
+            f.write('\n'.join(r.md) + '\n')
+        print(f'\nwrote {args.markdown}')
+    return 1 if r.problems else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,408 @@
+/*
+ * smb_meta.c - SMB metadata operations per second through smbd, from one
+ * client process over one persistent connection (libsmbclient, SMB2/3).
+ *
+ *     smb_meta --url smb://127.0.0.1/SHARE --user NAME --password PW
+ *              [--conf CLIENT.CONF] [--files N] [--dirs N] [--acl-ops N]
+ *              [--runs N] [--first-run N] [--workloads flat,spread,acl]
+ *              [--tag TEXT]
+ *
+ * Workloads (each run in a fresh directory that is removed afterwards):
+ *
+ *   flat    N files in one directory,
+ *   spread  N files spread over --dirs directories (made before the clock
+ *           starts),
+ *           each in three timed phases over all N files:
+ *             create  open(O_CREAT|O_EXCL), write 4 KiB, close
+ *             rename  rename to a new name in the same directory
+ *             delete  unlink
+ *   acl     get and set the security descriptor of one file whose DACL has
+ *           10 entries (one deny, nine allow: users, a group, Everyone),
+ *           --acl-ops times each.  libsmbclient's "system.nt_sec_desc.*"
+ *           attribute, SIDs in numeric form (with a trailing '+' in the
+ *           name, libsmbclient would look every SID up over LSA): a get is
+ *           open + QUERY_INFO(security) + close; a set is that get followed
+ *           by open + SET_INFO(security) + close, as libsmbclient does it.
+ *
+ * Runs are numbered from --first-run (default 0), so that a caller can
+ * interleave the shares run by run with one process per share and run.
+ *
+ * Output, one line per phase and run (the host takes the median):
+ *   smb TAG WORKLOAD PHASE RUN OPS SECONDS OPS_PER_SECOND
+ * and "aces TAG N": the number of entries the server returns for the
+ * 10-entry descriptor (a check that the share kept them).
+ *
+ * libsmbclient keeps the connection of the first call open and reuses it
+ * for every later call to the same server and share; descriptor operations
+ * also use its IPC$ connection, opened once.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <libsmbclient.h>
+
+#define WRITE_SIZE	4096
+#define MAX_RUNS	99
+#define NT_SD_BUF	16384
+
+struct config {
+	const char *url;
+	const char *user;
+	const char *password;
+	const char *conf;
+	const char *tag;
+	long files;
+	long dirs;
+	long acl_ops;
+	int runs;
+	int first_run;
+	int flat, spread, acl;
+};
+
+static const struct config *credentials;
+
+static void auth_fn(SMBCCTX *ctx, const char *server, const char *share, char *workgroup,
+		    int wglen, char *username, int unlen, char *password, int pwlen)
+{
+	snprintf(workgroup, (size_t)wglen, "%s", "RICHACL");
+	snprintf(username, (size_t)unlen, "%s", credentials->user);
+	snprintf(password, (size_t)pwlen, "%s", credentials->password);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void report(const struct config *c, const char *workload, const char *phase, int run,
+		   long ops, double seconds)
+{
+	printf("smb %s %s %s %d %ld %.4f %.1f\n", c->tag, workload, phase, run, ops, seconds,
+	       (double)ops / seconds);
+	fflush(stdout);
+}
+
+static int fail(const char *what, const char *path)
+{
+	fprintf(stderr, "smb_meta: %s %s: %s\n", what, path, strerror(errno));
+	return -1;
+}
+
+/* the name of file i of a run; spread runs put it in directory i % dirs */
+static void file_url(char *buf, size_t len, const char *base, long i, long dirs,
+		     const char *suffix)
+{
+	if (dirs > 0)
+		snprintf(buf, len, "%s/d%03ld/f%05ld%s", base, i % dirs, i, suffix);
+	else
+		snprintf(buf, len, "%s/f%05ld%s", base, i, suffix);
+}
+
+static int phase_create(const struct config *c, const char *base, long dirs)
+{
+	static char data[WRITE_SIZE];
+	char url[1024];
+	long i;
+
+	memset(data, 'x', sizeof(data));
+	for (i = 0; i < c->files; i++) {
+		int fd;
+
+		file_url(url, sizeof(url), base, i, dirs, "");
+		fd = smbc_open(url, O_CREAT | O_EXCL | O_WRONLY, 0644);
+		if (fd < 0)
+			return fail("create", url);
+		if (smbc_write(fd, data, sizeof(data)) != (ssize_t)sizeof(data)) {
+			fail("write", url);
+			smbc_close(fd);
+			return -1;
+		}
+		if (smbc_close(fd) < 0)
+			return fail("close", url);
+	}
+	return 0;
+}
+
+static int phase_rename(const struct config *c, const char *base, long dirs)
+{
+	char from[1024], to[1024];
+	long i;
+
+	for (i = 0; i < c->files; i++) {
+		file_url(from, sizeof(from), base, i, dirs, "");
+		file_url(to, sizeof(to), base, i, dirs, ".renamed");
+		if (smbc_rename(from, to) < 0)
+			return fail("rename", from);
+	}
+	return 0;
+}
+
+static int phase_delete(const struct config *c, const char *base, long dirs)
+{
+	char url[1024];
+	long i;
+
+	for (i = 0; i < c->files; i++) {
+		file_url(url, sizeof(url), base, i, dirs, ".renamed");
+		if (smbc_unlink(url) < 0)
+			return fail("unlink", url);
+	}
+	return 0;
+}
+
+/* one run of flat (dirs == 0) or spread (dirs > 0) */
+static int files_run(const struct config *c, const char *workload, long dirs, int run)
+{
+	static int (*const phases[])(const struct config *, const char *, long) = {
+		phase_create, phase_rename, phase_delete,
+	};
+	static const char *const phase_names[] = { "create", "rename", "delete" };
+	char base[768], dir[1024];
+	size_t p;
+	long d;
+
+	snprintf(base, sizeof(base), "%s/bench-%s-%d", c->url, workload, run);
+	if (smbc_mkdir(base, 0755) < 0)
+		return fail("mkdir", base);
+	for (d = 0; d < dirs; d++) {
+		snprintf(dir, sizeof(dir), "%s/d%03ld", base, d);
+		if (smbc_mkdir(dir, 0755) < 0)
+			return fail("mkdir", dir);
+	}
+	for (p = 0; p < sizeof(phases) / sizeof(phases[0]); p++) {
+		double start = now();
+
+		if (phases[p](c, base, dirs))
+			return -1;
+		report(c, workload, phase_names[p], run, c->files, now() - start);
+	}
+	for (d = 0; d < dirs; d++) {
+		snprintf(dir, sizeof(dir), "%s/d%03ld", base, d);
+		if (smbc_rmdir(dir) < 0)
+			return fail("rmdir", dir);
+	}
+	if (smbc_rmdir(base) < 0)
+		return fail("rmdir", base);
+	return 0;
+}
+
+/*
+ * The 10-entry DACL in libsmbclient's numeric form (type/flags/mask, in
+ * decimal).  Samba's Unix Users / Unix Groups SIDs map to uids and gids
+ * without a lookup: alice (1001, the connected user) has full control, bob
+ * (1002) read+write, carol (1003) is denied write, the group staff (2000)
+ * and five users without accounts may read, Everyone may read.
+ */
+static const char *const acl_entries[] = {
+	"S-1-22-1-1003:1/0/278",	/* deny write data/attrs/ea */
+	"S-1-22-1-1001:0/0/2032127",	/* full control */
+	"S-1-22-1-1002:0/0/1180063",	/* read + write */
+	"S-1-22-2-2000:0/0/1179817",	/* read + execute */
+	"S-1-22-1-5001:0/0/1179817",
+	"S-1-22-1-5002:0/0/1179817",
+	"S-1-22-1-5003:0/0/1179817",
+	"S-1-22-1-5004:0/0/1179817",
+	"S-1-22-1-5005:0/0/1179817",
+	"S-1-1-0:0/0/1179817",		/* Everyone */
+};
+
+static char *acl_value(void)
+{
+	size_t i, len = 16;
+	char *v;
+
+	for (i = 0; i < sizeof(acl_entries) / sizeof(acl_entries[0]); i++)
+		len += strlen(acl_entries[i]) + 5;
+	v = malloc(len);
+	if (!v)
+		return NULL;
+	strcpy(v, "REVISION:1");
+	for (i = 0; i < sizeof(acl_entries) / sizeof(acl_entries[0]); i++) {
+		strcat(v, ",ACL:");
+		strcat(v, acl_entries[i]);
+	}
+	return v;
+}
+
+static int count_aces(const char *sd)
+{
+	int n = 0;
+
+	while ((sd = strstr(sd, "ACL:")) != NULL) {
+		n++;
+		sd += 4;
+	}
+	return n;
+}
+
+static int acl_run(const struct config *c, int run, const char *value)
+{
+	char url[1024], buf[NT_SD_BUF];
+	double start;
+	long i;
+	int fd;
+
+	snprintf(url, sizeof(url), "%s/bench-acl-%d", c->url, run);
+	fd = smbc_open(url, O_CREAT | O_EXCL | O_WRONLY, 0644);
+	if (fd < 0 || smbc_close(fd) < 0)
+		return fail("create", url);
+	if (smbc_setxattr(url, "system.nt_sec_desc.*", value, strlen(value), 0) < 0)
+		return fail("set the descriptor of", url);
+	if (smbc_getxattr(url, "system.nt_sec_desc.*", buf, sizeof(buf)) < 0)
+		return fail("get the descriptor of", url);
+	if (run == c->first_run)
+		printf("aces %s %d\n", c->tag, count_aces(buf));
+
+	start = now();
+	for (i = 0; i < c->acl_ops; i++) {
+		if (smbc_getxattr(url, "system.nt_sec_desc.*", buf, sizeof(buf)) < 0)
+			return fail("get the descriptor of", url);
+	}
+	report(c, "acl", "get", run, c->acl_ops, now() - start);
+
+	start = now();
+	for (i = 0; i < c->acl_ops; i++) {
+		if (smbc_setxattr(url, "system.nt_sec_desc.*", value, strlen(value), 0) < 0)
+			return fail("set the descriptor of", url);
+	}
+	report(c, "acl", "set", run, c->acl_ops, now() - start);
+
+	if (smbc_unlink(url) < 0)
+		return fail("unlink", url);
+	return 0;
+}
+
+static int parse_workloads(struct config *c, const char *list)
+{
+	char *copy = strdup(list), *tok, *save = NULL;
+
+	if (!copy)
+		return -1;
+	c->flat = c->spread = c->acl = 0;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "flat")) {
+			c->flat = 1;
+		} else if (!strcmp(tok, "spread")) {
+			c->spread = 1;
+		} else if (!strcmp(tok, "acl")) {
+			c->acl = 1;
+		} else {
+			fprintf(stderr, "smb_meta: unknown workload '%s'\n", tok);
+			free(copy);
+			return -1;
+		}
+	}
+	free(copy);
+	return 0;
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: smb_meta --url smb://HOST/SHARE --user NAME --password PW\n"
+		"       [--conf FILE] [--files N] [--dirs N] [--acl-ops N] [--runs N] [--first-run N]\n"
+		"       [--workloads flat,spread,acl] [--tag TEXT]\n");
+	return 2;
+}
+
+static int parse_args(int argc, char *argv[], struct config *c)
+{
+	int i;
+
+	*c = (struct config){ .files = 2000, .dirs = 100, .acl_ops = 200, .runs = 1,
+			      .flat = 1, .spread = 1, .acl = 1 };
+	for (i = 1; i < argc; i += 2) {
+		const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!val)
+			return usage();
+		if (!strcmp(opt, "--url"))
+			c->url = val;
+		else if (!strcmp(opt, "--user"))
+			c->user = val;
+		else if (!strcmp(opt, "--password"))
+			c->password = val;
+		else if (!strcmp(opt, "--conf"))
+			c->conf = val;
+		else if (!strcmp(opt, "--tag"))
+			c->tag = val;
+		else if (!strcmp(opt, "--files"))
+			c->files = atol(val);
+		else if (!strcmp(opt, "--dirs"))
+			c->dirs = atol(val);
+		else if (!strcmp(opt, "--acl-ops"))
+			c->acl_ops = atol(val);
+		else if (!strcmp(opt, "--runs"))
+			c->runs = atoi(val);
+		else if (!strcmp(opt, "--first-run"))
+			c->first_run = atoi(val);
+		else if (!strcmp(opt, "--workloads")) {
+			if (parse_workloads(c, val))
+				return 2;
+		} else
+			return usage();
+	}
+	if (!c->url || !c->user || !c->password)
+		return usage();
+	if (c->files < 1 || c->files > 99999 || c->dirs < 1 || c->dirs > 999 ||
+	    c->acl_ops < 1 || c->runs < 1 || c->runs > MAX_RUNS || c->first_run < 0) {
+		fprintf(stderr, "smb_meta: --files 1..99999, --dirs 1..999, --acl-ops >= 1, --runs 1..%d, --first-run >= 0\n",
+			MAX_RUNS);
+		return 2;
+	}
+	if (!c->tag) {
+		const char *slash = strrchr(c->url, '/');
+
+		c->tag = slash ? slash + 1 : c->url;
+	}
+	return 0;
+}
+
+int main(int argc, char *argv[])
+{
+	struct config c;
+	SMBCCTX *ctx;
+	char *value;
+	int run, rc;
+
+	rc = parse_args(argc, argv, &c);
+	if (rc)
+		return rc;
+	credentials = &c;
+	value = acl_value();
+	ctx = smbc_new_context();
+	if (!ctx || !value) {
+		fprintf(stderr, "smb_meta: out of memory\n");
+		return 1;
+	}
+	if (c.conf && smbc_setConfiguration(ctx, c.conf) < 0)
+		fprintf(stderr, "smb_meta: cannot load %s (defaults used)\n", c.conf);
+	smbc_setFunctionAuthDataWithContext(ctx, auth_fn);
+	smbc_setOptionUseKerberos(ctx, 0);
+	smbc_setOptionNoAutoAnonymousLogin(ctx, 1);
+	smbc_setOptionProtocols(ctx, "SMB2_02", "SMB3");
+	if (!smbc_init_context(ctx)) {
+		fprintf(stderr, "smb_meta: smbc_init_context: %s\n", strerror(errno));
+		return 1;
+	}
+	smbc_set_context(ctx);
+
+	rc = 0;
+	for (run = c.first_run; run < c.first_run + c.runs && !rc; run++) {
+		if (c.flat && files_run(&c, "flat", 0, run))
+			rc = 1;
+		if (!rc && c.spread && files_run(&c, "spread", c.dirs, run))
+			rc = 1;
+		if (!rc && c.acl && acl_run(&c, run, value))
+			rc = 1;
+	}
+	smbc_free_context(ctx, 1);
+	free(value);
+	return rc;
+}
