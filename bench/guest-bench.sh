@@ -39,7 +39,7 @@ set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
 out="" bin="" tools="" module="" control="" groups="walk smb" quick=0
-walk_rounds=9 walk_seconds=0.3 walk_count=1000 profile_seconds=4
+walk_rounds=15 walk_seconds=0.2 walk_count=1000 profile_seconds=4
 smb_runs=3 smb_files=2000 smb_dirs=100 smb_acl_ops=200
 while [ $# -gt 0 ]; do
 	case "$1" in

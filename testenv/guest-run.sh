@@ -5,8 +5,13 @@
 #
 # The guest's root file system is this machine's root, shared read-only over
 # virtio-9p, with a tmpfs overlay on top (testenv/guest/init.sh), so the guest
-# runs the host's programs and sees the repository at the same path.  The
-# command runs as root in the guest with the current directory of the caller;
+# runs the host's programs and sees the repository at the same path; anything
+# written outside /results (say a Samba module copied into the modules
+# directory, or files under /etc) stays in the guest and is gone at exit.
+# The guest has the test users alice (1001), bob (1002), carol (1003) and the
+# group staff (2000) = {bob, carol}, loopback networking, and eth0 only with
+# --hostfwd.  The command runs as root in the guest with the current directory
+# of the caller (LC_ALL=C.UTF-8, GUEST_RESULTS=/results in its environment);
 # its stdout/stderr are streamed back while it runs, and this script exits with
 # the command's exit status, 124 on timeout or 125 when the guest did not boot
 # or died before the command finished (kernel panic, oops).
@@ -49,8 +54,8 @@ envs=()
 quiet=0
 
 usage() {
-	sed -n '2,/^set -uo/p' "$0" | sed -e '/^set -uo/d' -e 's/^# \{0,1\}//' >&2
-	exit 2
+	sed -n '2,/^set -uo/p' "$0" | sed -e '/^set -uo/d' -e 's/^# \{0,1\}//'
+	exit 0
 }
 
 fail() {

@@ -24,7 +24,7 @@
 # Every figure is the median of repeated runs, and every baseline comes from
 # the same guest boot, interleaved with what it is compared with.
 # Results stay in /var/cache/richacl/bench/runs/<date-time>/.
-# A full run takes about 30 minutes on 2 cores under TCG; --quick about 5.
+# A full run takes about 45 minutes on 2 cores under TCG; --quick about 5.
 # Exit status: 0 if every group produced its figures (missed targets are
 # reported, not failures), 1 otherwise.
 set -uo pipefail

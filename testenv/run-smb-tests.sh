@@ -50,7 +50,7 @@ mkdir -p "$out"
 kernel=""
 if [ -n "${RICHACL_KERNEL:-}" ]; then
 	kernel=$RICHACL_KERNEL
-elif [ -x testenv/kernel-build.sh ] || [ -f testenv/kernel-build.sh ]; then
+elif [ -f testenv/kernel-build.sh ]; then
 	if ! kernel=$(bash testenv/kernel-build.sh 2>"$out/kernel-build.log"); then
 		problem "testenv/kernel-build.sh failed (see $out/kernel-build.log);" \
 			"falling back to /var/cache/richacl/kernel/current/bzImage"

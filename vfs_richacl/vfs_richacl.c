@@ -502,14 +502,24 @@ static NTSTATUS richacl_fget_nt_acl(struct vfs_handle_struct *handle,
 		return status;
 	}
 
+	if (acl == NULL) {
+		/*
+		 * Only a mode (M1): show its classes as Windows' generic
+		 * rights, as the kernel grants them (richacl_implicit.h).
+		 */
+		acl = richacl_from_mode_nt(st->st_ex_mode);
+		if (acl == NULL || !richacl_talloc_own(frame, acl)) {
+			TALLOC_FREE(frame);
+			return NT_STATUS_NO_MEMORY;
+		}
+	}
+
 	file = (struct richacl_map_file) {
 		.owner = st->st_ex_uid,
 		.group = st->st_ex_gid,
 		.isdir = S_ISDIR(st->st_ex_mode),
 	};
-	/* The owner SID is needed for the owner's implicit rights. */
-	ret = richacl_to_nt_sd(acl, st->st_ex_mode, &file,
-			       security_info | SECINFO_OWNER,
+	ret = richacl_to_nt_sd(acl, st->st_ex_mode, &file, security_info,
 			       &richacl_samba_resolver, &ntsd, &err);
 	if (ret != 0) {
 		if (ret == -ENOMEM) {
@@ -518,10 +528,9 @@ static NTSTATUS richacl_fget_nt_acl(struct vfs_handle_struct *handle,
 		}
 		DBG_ERR("%s: cannot map %s to a security descriptor: %s\n",
 			fsp_str_dbg(fsp),
-			acl != NULL ? RICHACL_XATTR : "the file mode", err.msg);
+			RICHACL_XATTR, err.msg);
 		TALLOC_FREE(frame);
-		return acl != NULL ? NT_STATUS_INTERNAL_DB_CORRUPTION
-				   : map_nt_error_from_unix(-ret);
+		return NT_STATUS_INTERNAL_DB_CORRUPTION;
 	}
 	if (!nt_sd_talloc_own(frame, ntsd)) {
 		TALLOC_FREE(frame);
@@ -529,16 +538,10 @@ static NTSTATUS richacl_fget_nt_acl(struct vfs_handle_struct *handle,
 	}
 
 	/*
-	 * smbd checks access against this descriptor before the kernel
-	 * checks the richacl: show what the kernel grants outside the
-	 * entries (READ_CONTROL and SYNCHRONIZE to all, WRITE_DAC,
-	 * WRITE_OWNER and WRITE_ATTRIBUTES to the owner, EAs with data).
+	 * No implicit rights are added: smbd itself gives the owner
+	 * READ_CONTROL and WRITE_DAC (unless an OWNER RIGHTS ACE exists), as
+	 * Windows does, and checks the rest against exactly these entries.
 	 */
-	nt_acl_show_implicit_rights(ntsd->dacl, &ntsd->owner);
-	if (!(security_info & SECINFO_OWNER)) {
-		ntsd->has_owner = false;
-	}
-
 	status = richacl_nt_sd_to_sd(mem_ctx, ntsd, ppdesc);
 	TALLOC_FREE(frame);
 	return status;
@@ -590,8 +593,9 @@ static void richacl_log_rejected(const struct files_struct *fsp,
 }
 
 /*
- * The DACL of psd as the richacl, and its encoding, that a file with the
- * owner, group and type of file gets (M7-M12).  Changes nothing.
+ * The DACL of psd as the richacl, and the encoding of the acl to store for
+ * it (richacl_to_store()), that a file with the owner, group and type of
+ * file gets (M7-M12).  Changes nothing.
  */
 static NTSTATUS richacl_from_sd(TALLOC_CTX *mem_ctx,
 				const struct files_struct *fsp,
@@ -603,6 +607,7 @@ static NTSTATUS richacl_from_sd(TALLOC_CTX *mem_ctx,
 	struct richacl_error err = { .code = 0 };
 	struct nt_sd *ntsd = NULL;
 	struct richacl *acl = NULL;
+	struct richacl *stored = NULL;
 	NTSTATUS status;
 	int ret;
 
@@ -610,9 +615,6 @@ static NTSTATUS richacl_from_sd(TALLOC_CTX *mem_ctx,
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
-	/* The inverse of nt_acl_show_implicit_rights() (M12). */
-	nt_acl_drop_implied_rights(ntsd->dacl);
-
 	ret = richacl_from_nt_sd(ntsd, file, &richacl_samba_resolver, &acl,
 				 &err);
 	if (ret != 0) {
@@ -623,7 +625,16 @@ static NTSTATUS richacl_from_sd(TALLOC_CTX *mem_ctx,
 	if (!richacl_talloc_own(mem_ctx, acl)) {
 		return NT_STATUS_NO_MEMORY;
 	}
-	status = richacl_encode(mem_ctx, fsp, acl, blob);
+	/*
+	 * What to store so that the descriptor reads back as set, although
+	 * the kernel keeps a mode-equivalent acl as the mode alone (M12).
+	 */
+	ret = richacl_to_store(acl, file->isdir ? S_IFDIR : S_IFREG,
+			       file->owner, file->group, &stored);
+	if (ret != 0 || !richacl_talloc_own(mem_ctx, stored)) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	status = richacl_encode(mem_ctx, fsp, stored, blob);
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
@@ -873,6 +884,24 @@ static struct files_struct *richacl_parent_fsp(TALLOC_CTX *mem_ctx,
 	return dot->fsp;
 }
 
+/*
+ * True for a data open whose access mask has FILE_APPEND_DATA without
+ * FILE_WRITE_DATA (smbd adds FILE_WRITE_DATA to the mask for truncating
+ * opens).  smbd sets fsp->access_mask before it opens.
+ */
+static bool richacl_append_only(const struct files_struct *fsp,
+				const struct vfs_open_how *how)
+{
+	if ((how->flags & O_ACCMODE) == O_RDONLY) {
+		return false;
+	}
+	if (how->flags & (O_TRUNC | O_DIRECTORY)) {
+		return false;
+	}
+	return (fsp->access_mask & (FILE_APPEND_DATA | FILE_WRITE_DATA)) ==
+	       FILE_APPEND_DATA;
+}
+
 static int richacl_openat(struct vfs_handle_struct *handle,
 			  const struct files_struct *dirfsp,
 			  const struct smb_filename *smb_fname,
@@ -889,7 +918,21 @@ static int richacl_openat(struct vfs_handle_struct *handle,
 	SMB_VFS_HANDLE_GET_DATA(handle, config, struct richacl_config,
 				return -1);
 
-	fd = SMB_VFS_NEXT_OPENAT(handle, dirfsp, smb_fname, fsp, how);
+	if (richacl_append_only(fsp, how)) {
+		/*
+		 * An append-only handle (S-A4): smbd opens it O_WRONLY, for
+		 * which the kernel rightly demands write_data.  O_APPEND asks
+		 * for append_data only, and makes every write through the
+		 * handle go to the end of the file, as on Windows.
+		 */
+		struct vfs_open_how append_how = *how;
+
+		append_how.flags |= O_APPEND;
+		fd = SMB_VFS_NEXT_OPENAT(handle, dirfsp, smb_fname, fsp,
+					 &append_how);
+	} else {
+		fd = SMB_VFS_NEXT_OPENAT(handle, dirfsp, smb_fname, fsp, how);
+	}
 	if (fd == -1 || !config->fix_create_masks) {
 		return fd;
 	}

@@ -1,61 +1,66 @@
 /*
- * richacl_implicit.h - the rights the Linux kernel grants whatever a
- * richacl's entries say, shown in and taken out of a Windows DACL.
+ * richacl_implicit.h - Windows' view of a file that has no stored richacl,
+ * and storing a descriptor so that it reads back exactly.
  *
- * A richacl kernel (the v28 model, kernel-port.md; algorithms.md 6.2)
- * grants some rights outside the acl entries:
- *   - everybody may read a file's attributes and acl, and synchronize
- *     (RICHACE_POSIX_ALWAYS_ALLOWED: READ_ATTRIBUTES, READ_ACL, SYNCHRONIZE);
- *   - the owner may set times, change the acl and the owner
- *     (RICHACE_POSIX_OWNER_ALLOWED: WRITE_ATTRIBUTES, WRITE_ACL, WRITE_OWNER);
- *   - named attributes (user.* xattrs) are checked like file data: reading
- *     them needs READ_DATA, writing them WRITE_DATA; the READ_NAMED_ATTRS
- *     and WRITE_NAMED_ATTRS bits of an entry are stored but never checked.
+ * smbd checks access itself against the descriptor the VFS module returns
+ * (Windows semantics: the owner implicitly gets only READ_CONTROL and
+ * WRITE_DAC) before the kernel checks again.  So the descriptor of a file
+ * with a stored richacl shows exactly its entries: no rights the kernel
+ * grants outside the entries (the owner's write_attributes, write_acl and
+ * write_owner; everybody's read_attributes, read_acl and synchronize) are
+ * added.  smbd is then at most stricter than the kernel, as Windows is.
  *
- * Samba checks access itself against the descriptor the VFS module returns
- * (Windows semantics: no implicit rights except READ_CONTROL and WRITE_DAC
- * for the owner) before the kernel checks again.  Without these rights in
- * the descriptor smbd refuses what the kernel allows, e.g. every Windows
- * GENERIC_READ open (FILE_GENERIC_READ = READ_DATA | READ_EA |
- * READ_ATTRIBUTES | READ_CONTROL | SYNCHRONIZE) of a file whose acl only
- * grants READ_DATA, which is every file without a stored acl (M1).
+ * A file without a stored richacl (M1) is described by its mode, whose
+ * rwx classes mean more than the bare data bits to a Windows client: the
+ * kernel lets everybody read attributes and the acl, and checks user.*
+ * xattrs (SMB EAs) like the data.  richacl_from_mode_nt() shows each allowed
+ * class the way Samba's POSIX mapping does: r as FILE_GENERIC_READ, w as
+ * FILE_GENERIC_WRITE, x as FILE_GENERIC_EXECUTE.
  *
- * Only effective (not inherit-only) allow ACEs are changed: a deny ACE or
- * a missing ACE makes smbd stricter than the kernel, never more lenient.
+ * The kernel stores an acl that is equivalent to a mode as that mode alone
+ * (M12), and reading gives richacl_from_mode_nt() of it.  richacl_to_store()
+ * picks what to store so that reading gives back exactly the entries that
+ * were set (M13).
  */
 #ifndef RICHACL_MAPPING_IMPLICIT_H
 #define RICHACL_MAPPING_IMPLICIT_H
 
-#include "richacl_ntsd.h"
+#include "richacl.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* what every effective allow ACE gets */
-#define NT_IMPLICIT_EVERYONE	RICHACE_POSIX_ALWAYS_ALLOWED
-/* what an effective allow ACE for the owner's SID gets in addition */
-#define NT_IMPLICIT_OWNER	RICHACE_POSIX_OWNER_ALLOWED
+/* what every allowed class of a mode-only file shows */
+#define RICHACL_MODE_SHOWN_ALWAYS	RICHACE_POSIX_ALWAYS_ALLOWED
+/* shown next to read_data (FILE_GENERIC_READ) */
+#define RICHACL_MODE_SHOWN_READ		RICHACE_READ_NAMED_ATTRS
+/* shown next to write_data (FILE_GENERIC_WRITE) */
+#define RICHACL_MODE_SHOWN_WRITE	(RICHACE_WRITE_NAMED_ATTRS | RICHACE_WRITE_ATTRIBUTES)
 
 /*
- * Descriptor read from a richacl: add the implicit rights to the effective
- * allow ACEs of dacl (READ_EA where READ_DATA is allowed, WRITE_EA where
- * WRITE_DATA is allowed, NT_IMPLICIT_EVERYONE to all, NT_IMPLICIT_OWNER to
- * those whose trustee is owner).  dacl and owner may be NULL.
+ * The acl shown for a file that has only the mode (M1): richacl_from_mode()
+ * with RICHACL_MODE_SHOWN_* added to its allow entries (deny entries get the
+ * named-attribute bit of the data bit they deny).  NULL if out of memory.
  */
-void nt_acl_show_implicit_rights(struct nt_acl *dacl, const struct nt_sid *owner);
+struct richacl *richacl_from_mode_nt(mode_t mode);
 
 /*
- * Descriptor about to become a richacl: remove from the effective allow
- * ACEs the named-attribute bits that nt_acl_show_implicit_rights() derives
- * from the data bits (READ_EA next to READ_DATA, WRITE_EA next to
- * WRITE_DATA), after mapping generic rights.  The kernel ignores them, and they would make an acl that is
- * equivalent to a file mode (and stored as that mode, M12) non-equivalent.
- * The other implicit rights stay: the kernel's mode-equivalence test
- * ignores them.  Reading the result back with nt_acl_show_implicit_rights()
- * gives the same masks again.  dacl may be NULL.
+ * The acl to store for acl (M12/M13), on a file of type mode (the
+ * permission bits do not matter) with the given owner and owning group:
+ *  - if acl without the RICHACL_MODE_SHOWN_* bits is equivalent to a mode
+ *    whose richacl_from_mode_nt() has exactly the entries of acl, that
+ *    stripped acl (the kernel then keeps only the mode);
+ *  - else, if acl itself is equivalent to a mode (the kernel would keep
+ *    only the mode, and reading would not give acl back), acl with its
+ *    owner@ / group@ entries written as user:owner / group:group, which
+ *    grant the same to the same processes but are never mode-equivalent;
+ *  - else a copy of acl.
+ * The result has the maximum masks.  *out is set to a new acl; returns 0,
+ * or -ENOMEM.
  */
-void nt_acl_drop_implied_rights(struct nt_acl *dacl);
+int richacl_to_store(const struct richacl *acl, mode_t mode, uint32_t owner,
+		     uint32_t group, struct richacl **out);
 
 #ifdef __cplusplus
 }

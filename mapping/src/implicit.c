@@ -1,57 +1,144 @@
 /*
- * implicit.c - the rights a richacl kernel grants outside the acl entries,
- * in Windows DACLs (see richacl_implicit.h).
+ * implicit.c - Windows' view of mode-only files, and storing descriptors
+ * so that they read back exactly (see richacl_implicit.h).
  */
+#include <errno.h>
+#include <sys/stat.h>
+
 #include "richacl_implicit.h"
 
-static bool nt_ace_is_effective_allow(const struct nt_ace *ace)
+/* the bits richacl_from_mode_nt() adds to an allow entry with mask */
+static uint32_t shown_allow_bits(uint32_t mask)
 {
-	return ace->type == NT_ACE_ACCESS_ALLOWED &&
-	       !(ace->flags & NT_ACE_INHERIT_ONLY);
-}
-
-/* READ_EA with READ_DATA, WRITE_EA with WRITE_DATA */
-static uint32_t implied_named_attrs(uint32_t mask)
-{
-	uint32_t implied = 0;
+	uint32_t shown = RICHACL_MODE_SHOWN_ALWAYS;
 
 	if (mask & RICHACE_READ_DATA)
-		implied |= RICHACE_READ_NAMED_ATTRS;
+		shown |= RICHACL_MODE_SHOWN_READ;
 	if (mask & RICHACE_WRITE_DATA)
-		implied |= RICHACE_WRITE_NAMED_ATTRS;
-	return implied;
+		shown |= RICHACL_MODE_SHOWN_WRITE;
+	return shown;
 }
 
-void nt_acl_show_implicit_rights(struct nt_acl *dacl, const struct nt_sid *owner)
+/* the bits it adds to a deny entry: a denied data bit denies the EAs too */
+static uint32_t shown_deny_bits(uint32_t mask)
 {
-	unsigned int i;
+	uint32_t shown = 0;
 
-	if (!dacl)
-		return;
-	for (i = 0; i < dacl->num_aces; i++) {
-		struct nt_ace *ace = &dacl->aces[i];
+	if (mask & RICHACE_READ_DATA)
+		shown |= RICHACE_READ_NAMED_ATTRS;
+	if (mask & RICHACE_WRITE_DATA)
+		shown |= RICHACE_WRITE_NAMED_ATTRS;
+	return shown;
+}
 
-		if (!nt_ace_is_effective_allow(ace))
-			continue;
-		ace->mask |= implied_named_attrs(ace->mask) | NT_IMPLICIT_EVERYONE;
-		if (owner && nt_sid_equal(&ace->trustee, owner))
-			ace->mask |= NT_IMPLICIT_OWNER;
+struct richacl *richacl_from_mode_nt(mode_t mode)
+{
+	struct richacl *acl = richacl_from_mode(mode);
+	struct richace *ace;
+
+	if (!acl)
+		return NULL;
+	richacl_for_each_entry(ace, acl) {
+		if (richace_is_allow(ace))
+			ace->e_mask |= shown_allow_bits(ace->e_mask);
+		else
+			ace->e_mask |= shown_deny_bits(ace->e_mask);
+	}
+	return acl;
+}
+
+/* the inverse of richacl_from_mode_nt() on the entries of acl */
+static void strip_shown_bits(struct richacl *acl)
+{
+	struct richace *ace;
+
+	richacl_for_each_entry(ace, acl) {
+		uint32_t data = ace->e_mask & (RICHACE_READ_DATA | RICHACE_WRITE_DATA);
+
+		if (richace_is_allow(ace))
+			ace->e_mask &= ~shown_allow_bits(data);
+		else
+			ace->e_mask &= ~shown_deny_bits(data);
 	}
 }
 
-void nt_acl_drop_implied_rights(struct nt_acl *dacl)
+/* same entries (type, flags, mask, identifier) in the same order */
+static bool same_entries(const struct richacl *a, const struct richacl *b)
 {
 	unsigned int i;
 
-	if (!dacl)
-		return;
-	for (i = 0; i < dacl->num_aces; i++) {
-		struct nt_ace *ace = &dacl->aces[i];
+	if (a->a_count != b->a_count)
+		return false;
+	for (i = 0; i < a->a_count; i++) {
+		const struct richace *x = &a->a_entries[i], *y = &b->a_entries[i];
 
-		if (!nt_ace_is_effective_allow(ace))
-			continue;
-		/* generic bits would hide READ_DATA / WRITE_DATA (M10) */
-		ace->mask = nt_map_generic_file(ace->mask);
-		ace->mask &= ~implied_named_attrs(ace->mask);
+		if (x->e_type != y->e_type || x->e_flags != y->e_flags ||
+		    x->e_mask != y->e_mask || !richace_is_same_identifier(x, y))
+			return false;
 	}
+	return true;
+}
+
+/* true if the kernel keeps acl as the mode m and reading gives want back */
+static int collapses_exactly(const struct richacl *acl, mode_t type,
+			     const struct richacl *want, bool *exact)
+{
+	mode_t m = type;
+	struct richacl *shown;
+
+	*exact = false;
+	if (richacl_equiv_mode(acl, &m) != 0)
+		return 0;
+	shown = richacl_from_mode_nt(m);
+	if (!shown)
+		return -ENOMEM;
+	*exact = same_entries(shown, want);
+	richacl_free(shown);
+	return 0;
+}
+
+/* owner@ -> user:owner, group@ -> group:group (same processes, never mode-equivalent) */
+static void pin_owner_and_group(struct richacl *acl, uint32_t owner, uint32_t group)
+{
+	struct richace *ace;
+
+	richacl_for_each_entry(ace, acl) {
+		if (richace_is_owner(ace))
+			richace_set_uid(ace, owner);
+		else if (richace_is_group(ace))
+			richace_set_gid(ace, group);
+	}
+}
+
+int richacl_to_store(const struct richacl *acl, mode_t mode, uint32_t owner,
+		     uint32_t group, struct richacl **out)
+{
+	mode_t type = mode & S_IFMT;
+	struct richacl *copy;
+	bool exact;
+	int ret;
+
+	copy = richacl_clone(acl);
+	if (!copy)
+		return -ENOMEM;
+	strip_shown_bits(copy);
+	ret = collapses_exactly(copy, type, acl, &exact);
+	if (ret)
+		goto fail;
+	if (exact)
+		goto done;
+
+	richacl_free(copy);
+	copy = richacl_clone(acl);
+	if (!copy)
+		return -ENOMEM;
+	if (richacl_equiv_mode(copy, &type) == 0)
+		pin_owner_and_group(copy, owner, group);
+done:
+	richacl_compute_max_masks(copy);
+	*out = copy;
+	return 0;
+fail:
+	richacl_free(copy);
+	return ret;
 }

@@ -29,6 +29,7 @@ Output: error lines, per-client counts, "load: N passed, N failed"
 import argparse
 import os
 import random
+import signal
 import sys
 import time
 from multiprocessing import Process, Queue
@@ -87,7 +88,17 @@ def dacl_text(sd):
     return sd.as_sddl()
 
 
+class Stuck(Exception):
+    pass
+
+
+def on_alarm(_sig, _frame):
+    raise Stuck("operation did not return within 60 s")
+
+
 def client(k, user, args, sids, q):
+    signal.signal(signal.SIGALRM, on_alarm)
+    trace = open(os.path.join(args.path, "load", f".trace-{k}"), "w")
     rng = random.Random(args.seed * 100 + k)
     srv = Server(args.state)
     counts = {}
@@ -110,6 +121,9 @@ def client(k, user, args, sids, q):
         r = rng.random()
         d = f"load\\s{rng.randrange(2)}"
         name = f"{d}\\n{rng.randrange(6)}"
+        trace.write(f"{time.time():.1f} {r:.2f} {name}\n")
+        trace.flush()
+        signal.alarm(60)
         try:
             if r < 0.25:
                 st, fnum = smb(conn.create, own, DesiredAccess=READ_CONTROL | WRITE_DAC,
@@ -150,12 +164,14 @@ def client(k, user, args, sids, q):
             else:
                 note("list", smb(conn.list, d)[0])
         except Exception as e:  # noqa: B902 - a dropped connection is an error
+            signal.alarm(0)
             errors.append(f"exception: {e!r}")
             try:
                 conn = srv.connect(user)
             except Exception as e2:  # noqa: B902
                 errors.append(f"reconnect: {e2!r}")
                 break
+        signal.alarm(0)
     q.put((k, user, counts, errors, last))
 
 
@@ -192,10 +208,26 @@ def main():
         p = Process(target=client, args=(k, USERS[k % 3], args, sids, q))
         p.start()
         procs.append(p)
-    results = [q.get(timeout=args.secs + 600) for _ in procs]
+    results = []
+    for _ in procs:
+        try:
+            results.append(q.get(timeout=args.secs + 180))
+        except Exception:  # noqa: B902 - queue.Empty: a client hangs
+            break
     for p in procs:
-        p.join(60)
-    passed = failed = 0
+        p.join(5)
+        if p.is_alive():
+            p.kill()
+    missing = set(range(args.clients)) - {r[0] for r in results}
+    for k in sorted(missing):
+        print(f"FAIL load client {k}: no result (hung); last operations:")
+        try:
+            with open(os.path.join(base, f".trace-{k}")) as f:
+                print("    " + "    ".join(f.readlines()[-3:]))
+        except OSError:
+            pass
+    failed_missing = len(missing)
+    passed, failed = 0, failed_missing
     for k, user, counts, errors, last in sorted(results, key=lambda x: x[0]):
         ok = sum(v for s, v in counts.items() if s in ALLOWED)
         passed += ok

@@ -26,6 +26,15 @@ done
 STATE=/run/richacl-smb
 [ -e /proc/self/fd ] || mount -t proc proc /proc
 
+# No DNS in the guest: QEMU's user-mode network is restricted, so lookups
+# through the host's resolv.conf only time out, and smbd stalls every new
+# connection past the client's timeout.  An empty resolv.conf makes glibc ask
+# 127.0.0.1, which fails at once.  (The root is a tmpfs overlay: the host's
+# files are untouched.)
+rm -f /etc/resolv.conf
+: >/etc/resolv.conf
+grep -qw "$(hostname)" /etc/hosts || echo "127.0.1.1 $(hostname)" >>/etc/hosts
+
 mkdir -p /mnt/rich /mnt/plain
 if ! mount -t ext4 "$rich_dev" /mnt/rich; then
 	echo "demo: the richacl file system did not mount: is the kernel built with the richacl series?" >&2
@@ -78,7 +87,7 @@ fi
 cat <<EOF
    bash testenv/smb/demo-smbcacls.sh welcome.txt -U alice%alice-pw
    bash testenv/smb/demo-smbcacls.sh welcome.txt -U alice%alice-pw \\
-        -a 'ACL:RICHACLGUEST\\carol:DENIED/0x0/WRITE'
+        -a 'ACL:RICHACLGUEST\\carol:DENIED/0x0/W'
    (runs smbcacls inside the guest against //127.0.0.1/richacl)
 
  The share root is /mnt/rich/share on the guest's richacl ext4.

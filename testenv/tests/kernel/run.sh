@@ -13,6 +13,29 @@
 #
 # Prints one "ok"/"FAIL" line per check and ends with "N passed, N failed";
 # exits non-zero if anything failed.
+#
+# Groups (check IDs are <ID>-<n>) and the SEMANTICS.md section 3 item each
+# one proves (items numbered in the order section 3 lists them, 1-15):
+#   mount       K-MOUNT       the ext4 richacl feature bit; POSIX ACLs off there
+#   posix       K-POSIX       item 15: plain ext4 keeps POSIX ACLs
+#   mode_plain  K-MODE-PLAIN  item 15: POSIX mode semantics (reference matrix)
+#   mode_rich   K-MODE-RICH   the same matrix on the richacl fs, no acl set
+#   create      K-CREATE      item 1: add_file vs add_subdirectory
+#   delete      K-DELETE      item 2: delete_child / delete / sticky
+#   rename      K-RENAME      item 3: rename and RENAME_EXCHANGE matrix
+#   write_acl   K-WACL        item 4: write_acl grants chmod and setrichacl
+#   write_owner K-WOWNER      item 5: write_owner, chown/chgrp to oneself only
+#   write_attributes K-WATTR  item 6: write_attributes sets arbitrary times
+#   append      K-APPEND      item 7: write vs append
+#   owner_narrow K-OWNER      item 8: owner permissions narrower than the mode
+#   chmod       K-CHMOD       item 9: chmod rewrites the masks
+#   inherit     K-INHERIT     item 10: create-time inheritance, all f/d/n/i
+#   auto_inherit K-AUTOINH    item 11: automatic inheritance flags
+#   equiv       K-EQUIV       item 12: a mode-equivalent acl removes the xattr
+#   rcu         K-RCU         item 13: RCU-walk agrees with ref-walk
+#   invalid     K-INVAL       item 14: invalid xattr values: EINVAL, no change
+#   unmapped    K-UNMAPPED    M9: unmapped identifiers match nobody
+#   dmesg       K-DMESG       no BUG/WARNING/Oops in the kernel log
 set -u
 here=$(dirname "$(readlink -f "$0")")
 TOOLS=$(readlink -f "$here/../../../build")

@@ -37,7 +37,7 @@ t_mount() {
 # §3: "an ext4 file system without the richacl feature keeps POSIX ACL
 # behaviour unchanged".  Expected values are POSIX.1e ACL semantics.
 t_posix() {
-	group_begin K-POSIX "§3 plain ext4 keeps POSIX ACLs"
+	group_begin K-POSIX "§3.15 plain ext4 keeps POSIX ACLs"
 	if [ "$PLAIN_OK" != 1 ]; then
 		fail "plain ext4 mounted" "cannot run"
 		return
@@ -189,7 +189,7 @@ mode_matrix() {	# base directory
 }
 
 t_mode_plain() {
-	group_begin K-MODE-PLAIN "§3 POSIX mode semantics on plain ext4"
+	group_begin K-MODE-PLAIN "§3.15 POSIX mode semantics on plain ext4"
 	if [ "$PLAIN_OK" != 1 ]; then
 		fail "plain ext4 mounted" "cannot run"
 		return
