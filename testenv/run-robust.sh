@@ -9,10 +9,12 @@
 #
 #   --short           the bounded version that CI runs (at most ~8 minutes of
 #                     guest time): 20,000 differential cases, 3,000 blobs,
-#                     100 SMB differential cases, a 20 s load run, 5 kills and
-#                     a small valgrind run.  Default: the long versions
-#                     (120,000 cases, 50,000 blobs, 400 SMB cases, 120 s load,
-#                     50 kills, a larger valgrind run).
+#                     100 SMB differential cases, one round of hostile
+#                     descriptors (~120), a 20 s load run, 5 kills and a
+#                     small valgrind run (6 rounds).  Default: the long
+#                     versions (120,000 cases, 50,000 blobs, 400 SMB cases,
+#                     5 rounds of descriptors, 120 s load, 50 kills,
+#                     40 valgrind rounds).
 #   --kernel BZIMAGE  kernel to boot (default: what testenv/kernel-build.sh
 #                     prints, else /var/cache/richacl/kernel/current/bzImage)
 #   --module SO       vfs_richacl module (default: what vfs_richacl/build.sh prints)
@@ -49,10 +51,10 @@ done
 want() { [[ ",$only," == *",$1,"* ]]; }
 
 if [ "$short" = 1 ]; then
-	CASES=20000 BLOBS=3000 SMB_CASES=100 LOAD_SECS=20 KILLS=${kills:-5} VG_OPS=15
+	CASES=20000 BLOBS=3000 SMB_CASES=100 LOAD_SECS=20 KILLS=${kills:-5} VG_OPS=6 HOSTILE=1
 	MAIN_TIMEOUT=420 VG_TIMEOUT=420
 else
-	CASES=120000 BLOBS=50000 SMB_CASES=400 LOAD_SECS=120 KILLS=${kills:-50} VG_OPS=60
+	CASES=120000 BLOBS=50000 SMB_CASES=400 LOAD_SECS=120 KILLS=${kills:-50} VG_OPS=40 HOSTILE=5
 	MAIN_TIMEOUT=3600 VG_TIMEOUT=1800
 fi
 seed=${seed:-$(( ($(date +%s%N) / 1000) % 4000000000 ))}
@@ -93,12 +95,9 @@ if [ -z "$kernel" ]; then
 fi
 [ -r "$kernel" ] || die "no kernel at '$kernel'"
 kernel=$(readlink -f "$kernel")
-if ! strings "$kernel" 2>/dev/null | grep -qi richacl; then
-	# bzImage is compressed; the config next to it tells more
-	cfg=$(dirname "$kernel")/.config
-	if ! grep -q '^CONFIG_FS_RICHACL=y' "$cfg" 2>/dev/null; then
-		echo "run-robust: warning: $kernel does not look like a richacl kernel" >&2
-	fi
+cfg=$(dirname "$kernel")/.config
+if [ -f "$cfg" ] && ! grep -q '^CONFIG_FS_RICHACL=y' "$cfg"; then
+	echo "run-robust: warning: $kernel was built without CONFIG_FS_RICHACL" >&2
 fi
 if [ -z "$module" ] && (want main || want valgrind); then
 	module=$(bash vfs_richacl/build.sh 2>/dev/null | tail -n 1)
@@ -144,7 +143,8 @@ if want main; then
 		--timeout "$MAIN_TIMEOUT" -- bash "$repo/testenv/robust/guest.sh" main \
 		--bin "$bin" --out /results/out --dev /dev/vda ${module:+--module "$module"} \
 		--cases "$CASES" --blobs "$BLOBS" --smb-cases "$SMB_CASES" \
-		--load-secs "$LOAD_SECS" --seed "$seed" >"$run/main/guest.log" 2>&1
+		--load-secs "$LOAD_SECS" --hostile-rounds "$HOSTILE" --seed "$seed" \
+		>"$run/main/guest.log" 2>&1
 	rc=$?
 	g=$(guest_time "$run/main/results")
 	guest_secs=$(echo "$guest_secs + $g" | bc)

@@ -1174,6 +1174,14 @@ static int richacl_connect(struct vfs_handle_struct *handle,
 	SMB_VFS_HANDLE_SET_DATA(handle, config, NULL, struct richacl_config,
 				return -1);
 
+	/*
+	 * As acl_xattr and nfs4acl_xattr do: an owner or group SID that
+	 * maps to no id (e.g. Everyone in a create-time descriptor) is taken
+	 * as the current user/group by unpack_nt_owners() instead of failing
+	 * with NT_STATUS_INVALID_OWNER; the DACL is still stored as sent.
+	 */
+	lp_do_parameter(snum, "force unknown acl user", "true");
+
 	DBG_DEBUG("[%s]: richacl:chmod = %s, richacl:fix create masks = %s\n",
 		  service,
 		  config->chmod_mode == RICHACL_CHMOD_IGNORE ? "ignore" : "apply",

@@ -1,13 +1,15 @@
 /*
- * test_implicit.c - the rights a richacl kernel grants outside the acl
- * entries, shown in a Windows DACL (richacl_implicit.h; rules M1, M2, M12,
- * M13).
+ * test_implicit.c - Windows' view of mode-only files and storing
+ * descriptors so that they read back exactly (richacl_implicit.h; rules
+ * M1, M8, M12, M13).
  *
- * Expected masks come from the definitions: RICHACE_POSIX_ALWAYS_ALLOWED
- * and RICHACE_POSIX_OWNER_ALLOWED (kernel-port.md), the richacl_from_mode
- * table of algorithms.md 1.2, and Windows' file generic rights
- * ([MS-DTYP] 2.4.3: FILE_GENERIC_READ 0x120089, FILE_GENERIC_EXECUTE
- * 0x1200a0; FILE_ALL_ACCESS 0x1f01ff).
+ * Expected masks come from the definitions: the richacl_from_mode table of
+ * algorithms.md 1.2, the equiv_mode algorithm of algorithms.md 1.3, and
+ * Windows' file generic rights ([MS-DTYP] 2.4.3: FILE_GENERIC_READ
+ * 0x120089, FILE_GENERIC_WRITE 0x120116, FILE_GENERIC_EXECUTE 0x1200a0,
+ * FILE_ALL_ACCESS 0x1f01ff), which are what Samba's POSIX mapping shows
+ * for r, w and x.  The smbtorture cases are those of smb2.acls.GENERIC and
+ * OWNER (source4/torture/smb2/acls.c): the DACL set must read back as set.
  *
  * The test file: owner uid 1001 (S-1-5-21-1-2-3-1001), group gid 2001
  * (S-1-5-21-1-2-3-2001), see helpers_resolver.h.
@@ -29,244 +31,318 @@
 
 #define OWNER	1001
 #define GROUP	2001
+#define OWNER_SID	"S-1-5-21-1-2-3-1001"
 
 #define FILE_GENERIC_READ	0x00120089u
+#define FILE_GENERIC_WRITE	0x00120116u
 #define FILE_GENERIC_EXECUTE	0x001200a0u
 #define FILE_ALL_ACCESS		0x001f01ffu
 #define NT_DELETE		0x00010000u
+#define NT_WRITE_DAC		0x00040000u
+#define NT_WRITE_OWNER		0x00080000u
 #define READ_EA			0x00000008u
 #define WRITE_EA		0x00000010u
-#define WRITE_ATTRIBUTES	0x00000100u
+#define READ_ATTRIBUTES		0x00000080u
 
 static const struct richacl_map_file a_file = { OWNER, GROUP, false };
 static const struct richacl_map_file a_dir = { OWNER, GROUP, true };
 
-static struct nt_acl *acl_with(unsigned int n)
+static struct richacl *mode_acl(mode_t mode)
 {
-	struct nt_acl *dacl = nt_acl_alloc(n);
+	struct richacl *acl = richacl_from_mode_nt(mode);
 
-	assert_non_null(dacl);
-	return dacl;
+	assert_non_null(acl);
+	return acl;
 }
 
-static void set_ace(struct nt_ace *ace, uint8_t type, uint8_t flags, uint32_t mask,
-		    const char *sid)
+static void assert_entry(const struct richacl *acl, unsigned int i, uint16_t type,
+			 bool special, uint32_t id, uint32_t mask)
 {
-	ace->type = type;
-	ace->flags = flags;
-	ace->mask = mask;
-	ace->trustee = test_sid(sid);
+	const struct richace *ace;
+
+	assert_true(i < acl->a_count);
+	ace = &acl->a_entries[i];
+	assert_int_equal(ace->e_type, type);
+	assert_int_equal(!!(ace->e_flags & RICHACE_SPECIAL_WHO), special);
+	assert_int_equal(ace->e_id, id);
+	assert_int_equal(ace->e_mask, mask);
 }
 
-/* the mask of the (single) ACE for sid, or ~0 if there is none */
-static uint32_t mask_of(const struct nt_acl *dacl, const char *sid)
-{
-	struct nt_sid want = test_sid(sid);
-	unsigned int i;
+#define ALLOW RICHACE_ACCESS_ALLOWED_ACE_TYPE
+#define DENY RICHACE_ACCESS_DENIED_ACE_TYPE
 
-	for (i = 0; i < dacl->num_aces; i++)
-		if (nt_sid_equal(&dacl->aces[i].trustee, &want))
-			return dacl->aces[i].mask;
-	return ~0u;
+/* M1: a 0644 file (owner@:rwp everyone@:r): r -> FILE_GENERIC_READ, rw -> READ|WRITE */
+static void test_M1_mode_0644_file_shows_generic_rights(void **state)
+{
+	struct richacl *acl = mode_acl(S_IFREG | 0644);
+
+	assert_int_equal(acl->a_count, 2);
+	assert_entry(acl, 0, ALLOW, true, RICHACE_OWNER_SPECIAL_ID,
+		     FILE_GENERIC_READ | FILE_GENERIC_WRITE);
+	assert_entry(acl, 1, ALLOW, true, RICHACE_EVERYONE_SPECIAL_ID, FILE_GENERIC_READ);
+	/* no owner rights beyond the data: smbd adds READ_CONTROL|WRITE_DAC itself */
+	assert_int_equal(acl->a_entries[0].e_mask & (NT_WRITE_DAC | NT_WRITE_OWNER | NT_DELETE), 0);
+	richacl_free(acl);
 }
 
-static struct nt_sd *mode_sd(mode_t mode, const struct richacl_map_file *file)
+/* M1: a 0755 directory (owner@:rwpxd everyone@:rx) */
+static void test_M1_mode_0755_dir(void **state)
 {
-	struct test_resolver tr;
-	struct richacl_error err = { 0 };
-	struct nt_sd *sd = NULL;
-	int ret;
+	struct richacl *acl = mode_acl(S_IFDIR | 0755);
 
-	test_resolver_init(&tr);
-	ret = richacl_to_nt_sd(NULL, mode, file, NT_SECINFO_OWNER | NT_SECINFO_GROUP |
-			       NT_SECINFO_DACL, &tr.res, &sd, &err);
-	if (ret)
-		fail_msg("richacl_to_nt_sd: %d %s", ret, err.msg);
-	return sd;
-}
-
-/*
- * M1 + implicit rights: a 0644 file (owner@:rwp everyone@:r, algorithms.md
- * 1.2).  Everyone's "r" becomes exactly FILE_GENERIC_READ, so a Windows
- * GENERIC_READ open passes smbd's check as it passes the kernel's.
- */
-static void test_mode_0644_file_reads_as_generic_read(void **state)
-{
-	struct nt_sd *sd = mode_sd(S_IFREG | 0644, &a_file);
-
-	assert_non_null(sd->dacl);
-	assert_true(sd->has_owner);
-	nt_acl_show_implicit_rights(sd->dacl, &sd->owner);
-
-	assert_int_equal(sd->dacl->num_aces, 2);
-	assert_int_equal(mask_of(sd->dacl, "S-1-1-0"), FILE_GENERIC_READ);
-	/* rwp + READ_EA + WRITE_EA + always allowed + owner allowed */
-	assert_int_equal(mask_of(sd->dacl, "S-1-5-21-1-2-3-1001"),
-			 RICHACE_READ_DATA | RICHACE_WRITE_DATA | RICHACE_APPEND_DATA |
-			 READ_EA | WRITE_EA | RICHACE_POSIX_ALWAYS_ALLOWED |
-			 RICHACE_POSIX_OWNER_ALLOWED);
-	assert_int_equal(mask_of(sd->dacl, "S-1-5-21-1-2-3-1001"), 0x001e019fu);
-	nt_sd_free(sd);
-}
-
-/* M1 + implicit rights: a 0755 directory (owner@:rwpxd everyone@:rx) */
-static void test_mode_0755_dir(void **state)
-{
-	struct nt_sd *sd = mode_sd(S_IFDIR | 0755, &a_dir);
-
-	nt_acl_show_implicit_rights(sd->dacl, &sd->owner);
-	assert_int_equal(sd->dacl->num_aces, 2);
+	assert_int_equal(acl->a_count, 2);
+	/* everything but DELETE, WRITE_DAC and WRITE_OWNER */
+	assert_entry(acl, 0, ALLOW, true, RICHACE_OWNER_SPECIAL_ID,
+		     FILE_ALL_ACCESS & ~(NT_DELETE | NT_WRITE_DAC | NT_WRITE_OWNER));
 	/* Windows "Read & execute" */
-	assert_int_equal(mask_of(sd->dacl, "S-1-1-0"), FILE_GENERIC_READ | FILE_GENERIC_EXECUTE);
-	/* everything but DELETE: deleting the directory itself is decided by its parent */
-	assert_int_equal(mask_of(sd->dacl, "S-1-5-21-1-2-3-1001"), FILE_ALL_ACCESS & ~NT_DELETE);
-	nt_sd_free(sd);
+	assert_entry(acl, 1, ALLOW, true, RICHACE_EVERYONE_SPECIAL_ID,
+		     FILE_GENERIC_READ | FILE_GENERIC_EXECUTE);
+	richacl_free(acl);
 }
 
-/* x alone is FILE_GENERIC_EXECUTE */
-static void test_execute_only(void **state)
+/* M1: x alone is FILE_GENERIC_EXECUTE; mode 000 has no entries */
+static void test_M1_execute_only_and_mode_000(void **state)
 {
-	struct nt_acl *dacl = acl_with(1);
+	struct richacl *acl = mode_acl(S_IFREG | 0100);
 
-	set_ace(&dacl->aces[0], NT_ACE_ACCESS_ALLOWED, 0, RICHACE_EXECUTE, "S-1-5-21-1-2-3-1002");
-	nt_acl_show_implicit_rights(dacl, NULL);
-	assert_int_equal(dacl->aces[0].mask, FILE_GENERIC_EXECUTE);
-	nt_acl_free(dacl);
-}
+	assert_int_equal(acl->a_count, 1);
+	assert_entry(acl, 0, ALLOW, true, RICHACE_OWNER_SPECIAL_ID, FILE_GENERIC_EXECUTE);
+	richacl_free(acl);
 
-/*
- * Only the owner may set times: a non-owner with write gets WRITE_EA but
- * not WRITE_ATTRIBUTES (so not FILE_GENERIC_WRITE), and no WRITE_DAC /
- * WRITE_OWNER.
- */
-static void test_non_owner_gets_no_owner_rights(void **state)
-{
-	struct nt_acl *dacl = acl_with(2);
-	struct nt_sid owner = test_sid("S-1-5-21-1-2-3-1001");
-
-	set_ace(&dacl->aces[0], NT_ACE_ACCESS_ALLOWED, 0, RICHACE_WRITE_DATA | RICHACE_APPEND_DATA,
-		"S-1-5-21-1-2-3-1002");
-	set_ace(&dacl->aces[1], NT_ACE_ACCESS_ALLOWED, 0, RICHACE_WRITE_DATA | RICHACE_APPEND_DATA,
-		"S-1-5-21-1-2-3-1001");
-	nt_acl_show_implicit_rights(dacl, &owner);
-	assert_int_equal(dacl->aces[0].mask, RICHACE_WRITE_DATA | RICHACE_APPEND_DATA | WRITE_EA |
-			 RICHACE_POSIX_ALWAYS_ALLOWED);
-	assert_int_equal(dacl->aces[0].mask & WRITE_ATTRIBUTES, 0);
-	assert_int_equal(dacl->aces[1].mask, RICHACE_WRITE_DATA | RICHACE_APPEND_DATA | WRITE_EA |
-			 RICHACE_POSIX_ALWAYS_ALLOWED | RICHACE_POSIX_OWNER_ALLOWED);
-	nt_acl_free(dacl);
-}
-
-/* Deny ACEs and inherit-only ACEs are left alone; so is everything without an owner SID. */
-static void test_deny_and_inherit_only_untouched(void **state)
-{
-	struct nt_acl *dacl = acl_with(4);
-	struct nt_sid owner = test_sid("S-1-5-21-1-2-3-1001");
-
-	set_ace(&dacl->aces[0], NT_ACE_ACCESS_DENIED, 0, RICHACE_READ_DATA, "S-1-5-21-1-2-3-1002");
-	set_ace(&dacl->aces[1], NT_ACE_ACCESS_ALLOWED,
-		NT_ACE_OBJECT_INHERIT | NT_ACE_CONTAINER_INHERIT | NT_ACE_INHERIT_ONLY,
-		RICHACE_READ_DATA, "S-1-3-0");
-	set_ace(&dacl->aces[2], NT_ACE_ACCESS_ALLOWED, NT_ACE_OBJECT_INHERIT | NT_ACE_INHERITED,
-		RICHACE_READ_DATA, "S-1-5-21-1-2-3-2001");
-	set_ace(&dacl->aces[3], NT_ACE_ACCESS_DENIED, 0, RICHACE_WRITE_DATA,
-		"S-1-5-21-1-2-3-1001");
-	nt_acl_show_implicit_rights(dacl, &owner);
-	assert_int_equal(dacl->aces[0].mask, RICHACE_READ_DATA);
-	assert_int_equal(dacl->aces[1].mask, RICHACE_READ_DATA);
-	/* inheritable but effective: changed */
-	assert_int_equal(dacl->aces[2].mask, FILE_GENERIC_READ);
-	assert_int_equal(dacl->aces[3].mask, RICHACE_WRITE_DATA);
-	nt_acl_free(dacl);
-
-	dacl = acl_with(1);
-	set_ace(&dacl->aces[0], NT_ACE_ACCESS_ALLOWED, 0, RICHACE_READ_DATA, "S-1-5-21-1-2-3-1001");
-	nt_acl_show_implicit_rights(dacl, NULL);
-	assert_int_equal(dacl->aces[0].mask, FILE_GENERIC_READ);
-	nt_acl_free(dacl);
-
-	nt_acl_show_implicit_rights(NULL, &owner);
-	nt_acl_drop_implied_rights(NULL);
-}
-
-/* drop: READ_EA next to READ_DATA and WRITE_EA next to WRITE_DATA go, nothing else */
-static void test_drop_implied(void **state)
-{
-	struct nt_acl *dacl = acl_with(5);
-
-	set_ace(&dacl->aces[0], NT_ACE_ACCESS_ALLOWED, 0, FILE_GENERIC_READ, "S-1-1-0");
-	set_ace(&dacl->aces[1], NT_ACE_ACCESS_ALLOWED, 0, READ_EA | WRITE_EA, "S-1-5-21-1-2-3-1002");
-	set_ace(&dacl->aces[2], NT_ACE_ACCESS_DENIED, 0, READ_EA | RICHACE_READ_DATA,
-		"S-1-5-21-1-2-3-1003");
-	set_ace(&dacl->aces[3], NT_ACE_ACCESS_ALLOWED, NT_ACE_OBJECT_INHERIT | NT_ACE_INHERIT_ONLY,
-		FILE_GENERIC_READ, "S-1-3-0");
-	set_ace(&dacl->aces[4], NT_ACE_ACCESS_ALLOWED, 0, NT_GENERIC_READ, "S-1-5-21-1-2-3-1004");
-	nt_acl_drop_implied_rights(dacl);
-	assert_int_equal(dacl->aces[0].mask, FILE_GENERIC_READ & ~READ_EA);
-	/* named attributes without data: kept (stored, ignored by the kernel) */
-	assert_int_equal(dacl->aces[1].mask, READ_EA | WRITE_EA);
-	assert_int_equal(dacl->aces[2].mask, READ_EA | RICHACE_READ_DATA);
-	assert_int_equal(dacl->aces[3].mask, FILE_GENERIC_READ);
-	/* generic read is FILE_GENERIC_READ (M10) */
-	assert_int_equal(dacl->aces[4].mask, FILE_GENERIC_READ & ~READ_EA);
-
-	/* shown again: the same masks as before the drop */
-	nt_acl_show_implicit_rights(dacl, NULL);
-	assert_int_equal(dacl->aces[0].mask, FILE_GENERIC_READ);
-	assert_int_equal(dacl->aces[4].mask, FILE_GENERIC_READ);
-	nt_acl_free(dacl);
+	acl = mode_acl(S_IFREG | 0000);
+	assert_int_equal(acl->a_count, 0);
+	richacl_free(acl);
 }
 
 /*
- * M1/M12/M13: the descriptor shown for a mode-only file, set back, is
- * still equivalent to the same mode (so the kernel keeps storing only the
- * mode), for every permission mode of a file and of a directory.
+ * M1: deny entries (0461: owner@:wpx deny, owner@:r, group@:x deny,
+ * group@:rwp, everyone@:x) deny the EAs with the data, and get no
+ * always-allowed bits.
  */
-static void check_mode_round_trip(mode_t mode, const struct richacl_map_file *file)
+static void test_M1_deny_entries(void **state)
 {
+	struct richacl *acl = mode_acl(S_IFREG | 0461);
+
+	assert_int_equal(acl->a_count, 5);
+	assert_entry(acl, 0, DENY, true, RICHACE_OWNER_SPECIAL_ID,
+		     RICHACE_WRITE_DATA | RICHACE_APPEND_DATA | RICHACE_EXECUTE | WRITE_EA);
+	assert_entry(acl, 1, ALLOW, true, RICHACE_OWNER_SPECIAL_ID, FILE_GENERIC_READ);
+	assert_entry(acl, 2, DENY, true, RICHACE_GROUP_SPECIAL_ID, RICHACE_EXECUTE);
+	assert_entry(acl, 3, ALLOW, true, RICHACE_GROUP_SPECIAL_ID,
+		     FILE_GENERIC_READ | FILE_GENERIC_WRITE);
+	assert_entry(acl, 4, ALLOW, true, RICHACE_EVERYONE_SPECIAL_ID, FILE_GENERIC_EXECUTE);
+	richacl_free(acl);
+}
+
+/*
+ * The kernel's storage rule (M12): an acl equivalent to a mode is kept as
+ * the mode, which then reads as richacl_from_mode_nt() (M1).  Returns the
+ * acl that a read gives after storing acl on a file of type type.
+ */
+static struct richacl *kernel_store_and_read(const struct richacl *acl, mode_t type)
+{
+	mode_t m = type;
+
+	if (richacl_equiv_mode(acl, &m) == 0)
+		return mode_acl(m);
+	return richacl_clone(acl);
+}
+
+static struct richacl *to_store(const struct richacl *acl, mode_t type)
+{
+	struct richacl *out = NULL;
+
+	assert_int_equal(richacl_to_store(acl, type, OWNER, GROUP, &out), 0);
+	assert_non_null(out);
+	return out;
+}
+
+/* M12/M13: what M1 shows for a mode, set back, is stored as that mode again */
+static void test_M12_mode_shown_is_stored_as_the_mode(void **state)
+{
+	mode_t m, type;
+
+	for (type = S_IFREG; type; type = type == S_IFREG ? S_IFDIR : 0) {
+		for (m = 0; m <= 0777; m++) {
+			struct richacl *shown = mode_acl(type | m);
+			struct richacl *stored = to_store(shown, type);
+			mode_t back = type;
+
+			if (richacl_equiv_mode(stored, &back) != 0)
+				fail_msg("mode 0%o: not stored as a mode", (unsigned int)(type | m));
+			if ((back & 0777) != m)
+				fail_msg("mode 0%o: stored as 0%o", (unsigned int)(type | m),
+					 (unsigned int)back);
+			richacl_free(stored);
+			richacl_free(shown);
+		}
+	}
+}
+
+/*
+ * M13 through the whole chain, for the DACLs smb2.acls.GENERIC and OWNER
+ * set (one ACE for the owner's SID): descriptor -> richacl (M8: owner@) ->
+ * richacl_to_store -> kernel storage rule -> descriptor gives the same ACE.
+ */
+static void check_owner_ace_round_trip(uint32_t set_mask, uint32_t want_mask,
+				       const struct richacl_map_file *file)
+{
+	mode_t type = file->isdir ? S_IFDIR : S_IFREG;
 	struct test_resolver tr;
 	struct richacl_error err = { 0 };
-	struct nt_sd *sd = mode_sd(mode, file);
-	struct richacl *acl = NULL;
-	mode_t back = mode & S_IFMT;
+	struct nt_sd *sd = nt_sd_alloc(), *back = NULL;
+	struct richacl *acl = NULL, *stored, *read;
 	int ret;
 
-	nt_acl_show_implicit_rights(sd->dacl, &sd->owner);
-	nt_acl_drop_implied_rights(sd->dacl);
+	assert_non_null(sd);
+	sd->revision = 1;
+	sd->control = NT_SD_DACL_PRESENT;
+	sd->dacl = nt_acl_alloc(1);
+	assert_non_null(sd->dacl);
+	sd->dacl->revision = 2;
+	sd->dacl->aces[0].type = NT_ACE_ACCESS_ALLOWED;
+	sd->dacl->aces[0].mask = set_mask;
+	sd->dacl->aces[0].trustee = test_sid(OWNER_SID);
+
 	test_resolver_init(&tr);
 	ret = richacl_from_nt_sd(sd, file, &tr.res, &acl, &err);
 	if (ret)
-		fail_msg("mode 0%o: richacl_from_nt_sd: %d %s", (unsigned int)mode, ret, err.msg);
-	if (richacl_equiv_mode(acl, &back) != 0)
-		fail_msg("mode 0%o: the shown descriptor is no longer mode-equivalent",
-			 (unsigned int)mode);
-	if ((back & 0777) != (mode & 0777))
-		fail_msg("mode 0%o: set back as mode 0%o", (unsigned int)mode,
-			 (unsigned int)back);
+		fail_msg("0x%x: richacl_from_nt_sd: %d %s", set_mask, ret, err.msg);
+	stored = to_store(acl, type);
+	read = kernel_store_and_read(stored, type);
+	ret = richacl_to_nt_sd(read, type | 0, file, NT_SECINFO_DACL, &tr.res, &back, &err);
+	if (ret)
+		fail_msg("0x%x: richacl_to_nt_sd: %d %s", set_mask, ret, err.msg);
+	if (back->dacl->num_aces != 1)
+		fail_msg("0x%x: read back %u ACEs", set_mask, back->dacl->num_aces);
+	assert_true(nt_sid_equal(&back->dacl->aces[0].trustee, &sd->dacl->aces[0].trustee));
+	if (back->dacl->aces[0].mask != want_mask)
+		fail_msg("0x%x: read back 0x%x, want 0x%x", set_mask, back->dacl->aces[0].mask,
+			 want_mask);
+	assert_int_equal(back->dacl->aces[0].type, NT_ACE_ACCESS_ALLOWED);
+	assert_int_equal(back->dacl->aces[0].flags, 0);
+	nt_sd_free(back);
+	richacl_free(read);
+	richacl_free(stored);
 	richacl_free(acl);
 	nt_sd_free(sd);
 }
 
-static void test_mode_round_trip_all_modes(void **state)
+static void test_M13_owner_ace_reads_back_as_set(void **state)
 {
-	mode_t m;
+	static const struct { uint32_t set, want; } files[] = {
+		{ 0, 0 },				/* mode 000 */
+		{ NT_GENERIC_READ, FILE_GENERIC_READ },
+		{ NT_GENERIC_WRITE, FILE_GENERIC_WRITE },
+		{ NT_GENERIC_EXECUTE, FILE_GENERIC_EXECUTE },	/* mode 0100 */
+		{ NT_GENERIC_ALL, FILE_ALL_ACCESS },
+		{ RICHACE_READ_DATA, RICHACE_READ_DATA },	/* mode 0400 */
+		{ READ_ATTRIBUTES, READ_ATTRIBUTES },		/* mode 000 */
+		{ RICHACE_WRITE_DATA, RICHACE_WRITE_DATA },	/* smb2.acls.OWNER */
+		{ FILE_GENERIC_READ | FILE_GENERIC_WRITE, FILE_GENERIC_READ | FILE_GENERIC_WRITE },
+	};
+	static const struct { uint32_t set, want; } dirs[] = {
+		{ 0, 0 },
+		{ NT_GENERIC_READ, FILE_GENERIC_READ },
+		{ NT_GENERIC_WRITE, FILE_GENERIC_WRITE },
+		{ NT_GENERIC_EXECUTE, FILE_GENERIC_EXECUTE },
+		{ NT_GENERIC_ALL, FILE_ALL_ACCESS },
+	};
+	unsigned int i;
 
-	for (m = 0; m <= 0777; m++) {
-		check_mode_round_trip(S_IFREG | m, &a_file);
-		check_mode_round_trip(S_IFDIR | m, &a_dir);
-	}
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		check_owner_ace_round_trip(files[i].set, files[i].want, &a_file);
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		check_owner_ace_round_trip(dirs[i].set, dirs[i].want, &a_dir);
+}
+
+/*
+ * M8/M13: a mode-equivalent acl that the mode would not give back has its
+ * owner@ / group@ entries written as user:owner / group:group; then the
+ * kernel keeps it as an acl.
+ */
+static void test_M13_lossy_mode_equivalent_acl_is_pinned(void **state)
+{
+	struct richacl *acl = richacl_alloc(2), *stored;
+	mode_t m = S_IFREG;
+
+	assert_non_null(acl);
+	acl->a_entries[0].e_type = ALLOW;
+	richace_set_special(&acl->a_entries[0], RICHACE_OWNER_SPECIAL_ID);
+	acl->a_entries[0].e_mask = RICHACE_READ_DATA;
+	acl->a_entries[1].e_type = DENY;
+	richace_set_special(&acl->a_entries[1], RICHACE_GROUP_SPECIAL_ID);
+	acl->a_entries[1].e_mask = RICHACE_READ_DATA;
+	assert_int_equal(richacl_equiv_mode(acl, &m), 0);	/* the kernel would keep 0400 */
+
+	stored = to_store(acl, S_IFREG);
+	assert_int_equal(stored->a_count, 2);
+	assert_entry(stored, 0, ALLOW, false, OWNER, RICHACE_READ_DATA);
+	assert_false(stored->a_entries[0].e_flags & RICHACE_IDENTIFIER_GROUP);
+	assert_entry(stored, 1, DENY, false, GROUP, RICHACE_READ_DATA);
+	assert_true(stored->a_entries[1].e_flags & RICHACE_IDENTIFIER_GROUP);
+	m = S_IFREG;
+	assert_int_equal(richacl_equiv_mode(stored, &m), -1);
+	/* maximum masks (M12): the owner class keeps r */
+	assert_true(stored->a_owner_mask & RICHACE_READ_DATA);
+	richacl_free(stored);
+	richacl_free(acl);
+}
+
+/* M13: an acl that is not mode-equivalent is stored unchanged, EA bits included */
+static void test_M13_other_acls_stored_unchanged(void **state)
+{
+	struct richacl *acl = richacl_alloc(2), *stored;
+
+	assert_non_null(acl);
+	acl->a_entries[0].e_type = ALLOW;
+	richace_set_special(&acl->a_entries[0], RICHACE_OWNER_SPECIAL_ID);
+	acl->a_entries[0].e_mask = FILE_GENERIC_READ;
+	acl->a_entries[1].e_type = ALLOW;
+	richace_set_uid(&acl->a_entries[1], 1002);
+	acl->a_entries[1].e_mask = RICHACE_WRITE_DATA | WRITE_EA;
+	stored = to_store(acl, S_IFREG);
+	assert_int_equal(stored->a_count, 2);
+	assert_entry(stored, 0, ALLOW, true, RICHACE_OWNER_SPECIAL_ID, FILE_GENERIC_READ);
+	assert_entry(stored, 1, ALLOW, false, 1002, RICHACE_WRITE_DATA | WRITE_EA);
+	richacl_free(stored);
+	richacl_free(acl);
+}
+
+/*
+ * M12: an everyone@-only acl that the mode would not give back cannot be
+ * pinned (everyone@ has no user or group form): it is stored as it is,
+ * and the kernel keeps the mode (documented loss, docs/mapping.md).
+ */
+static void test_M12_everyone_only_lossy_acl_left_alone(void **state)
+{
+	struct richacl *acl = richacl_alloc(1), *stored;
+	mode_t m = S_IFREG;
+
+	assert_non_null(acl);
+	acl->a_entries[0].e_type = ALLOW;
+	richace_set_special(&acl->a_entries[0], RICHACE_EVERYONE_SPECIAL_ID);
+	acl->a_entries[0].e_mask = READ_ATTRIBUTES;
+	stored = to_store(acl, S_IFREG);
+	assert_entry(stored, 0, ALLOW, true, RICHACE_EVERYONE_SPECIAL_ID, READ_ATTRIBUTES);
+	assert_int_equal(richacl_equiv_mode(stored, &m), 0);
+	assert_int_equal(m & 0777, 0);
+	richacl_free(stored);
+	richacl_free(acl);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_mode_0644_file_reads_as_generic_read),
-		cmocka_unit_test(test_mode_0755_dir),
-		cmocka_unit_test(test_execute_only),
-		cmocka_unit_test(test_non_owner_gets_no_owner_rights),
-		cmocka_unit_test(test_deny_and_inherit_only_untouched),
-		cmocka_unit_test(test_drop_implied),
-		cmocka_unit_test(test_mode_round_trip_all_modes),
+		cmocka_unit_test(test_M1_mode_0644_file_shows_generic_rights),
+		cmocka_unit_test(test_M1_mode_0755_dir),
+		cmocka_unit_test(test_M1_execute_only_and_mode_000),
+		cmocka_unit_test(test_M1_deny_entries),
+		cmocka_unit_test(test_M12_mode_shown_is_stored_as_the_mode),
+		cmocka_unit_test(test_M13_owner_ace_reads_back_as_set),
+		cmocka_unit_test(test_M13_lossy_mode_equivalent_acl_is_pinned),
+		cmocka_unit_test(test_M13_other_acls_stored_unchanged),
+		cmocka_unit_test(test_M12_everyone_only_lossy_acl_left_alone),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

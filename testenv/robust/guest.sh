@@ -2,7 +2,8 @@
 # In-guest part of testenv/run-robust.sh (runs as root in the QEMU guest).
 #
 #   guest.sh main  --bin DIR --out DIR [--dev DEV] [--module SO] [--cases N] [--blobs N]
-#                  [--smb-cases N] [--load-secs N] [--seed N] [--skip LIST]
+#                  [--smb-cases N] [--load-secs N] [--hostile-rounds N] [--seed N]
+#                  [--skip LIST]
 #   guest.sh crash --bin DIR --out DIR --log FILE [--dev DEV] [--seed N]
 #   guest.sh valgrind --bin DIR --out DIR [--dev DEV] --module SO [--ops N]
 #
@@ -34,7 +35,7 @@ STATE=/run/richacl-robust-smb
 sub=${1:-}
 shift || true
 bin="" out="" dev=/dev/vda module="" cases=2000 blobs=2000 smb_cases=100 load_secs=20
-seed="" skip="" log="" ops=20
+seed="" skip="" log="" ops=20 hostile_rounds=3
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--bin) bin=${2:?}; shift 2 ;;
@@ -49,6 +50,7 @@ while [ $# -gt 0 ]; do
 	--skip) skip=${2:?}; shift 2 ;;
 	--log) log=${2:?}; shift 2 ;;
 	--ops) ops=${2:?}; shift 2 ;;
+	--hostile-rounds) hostile_rounds=${2:?}; shift 2 ;;
 	*) echo "guest.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
@@ -136,7 +138,7 @@ cmd_main() {
 			part smbdiff $PY "$here/smbdiff.py" --state "$STATE" --path "$share" \
 				--seed "$seed" --cases "$smb_cases"
 			part hostile $PY "$here/hostile_sd.py" --state "$STATE" --path "$share" \
-				--seed "$seed"
+				--seed "$seed" --rounds "$hostile_rounds"
 			part load $PY "$here/load.py" --state "$STATE" --path "$share" \
 				--seed "$seed" --secs "$load_secs" --clients 8
 			if smbd_alive; then
@@ -158,12 +160,14 @@ cmd_main() {
 	echo "total $(echo "$(now) - $t0" | bc)" >>"$out/times"
 }
 
-# e2fsck refuses the unknown incompat bit 0x40000: clear it, check, set it again
+# e2fsck refuses the unknown incompat bit 0x40000, and debugfs cannot open such
+# a file system to clear it: sbfeature.py clears it (fixing the superblock
+# checksum), e2fsck -fn checks, sbfeature.py sets it again
 fsck_rich() {
-	debugfs -w -R "feature -FEATURE_I18" "$dev" >/dev/null 2>&1 || return 1
+	$PY "$here/sbfeature.py" "$dev" clear || return 1
 	e2fsck -fn "$dev" 2>&1
 	local rc=$?
-	debugfs -w -R "feature FEATURE_I18" "$dev" >/dev/null 2>&1 || return 1
+	$PY "$here/sbfeature.py" "$dev" set || return 1
 	return $rc
 }
 
@@ -213,7 +217,9 @@ cmd_valgrind() {
 	sleep 1
 	local vlog=/tmp/valgrind
 	mkdir -p "$vlog"
-	valgrind --tool=memcheck --leak-check=full --show-leak-kinds=definite,indirect \
+	# its own session: smbd signals its process group when it shuts down
+	setsid valgrind --tool=memcheck --leak-check=full --show-leak-kinds=definite,indirect \
+		--errors-for-leak-kinds=definite,indirect \
 		--num-callers=30 --error-limit=no --child-silent-after-fork=no \
 		--log-file="$vlog/vg.%p" \
 		smbd -F --no-process-group -s "$STATE/smb.conf" --debug-stdout -d1 \

@@ -27,12 +27,13 @@ Output: error lines, per-client counts, "load: N passed, N failed"
 """
 
 import argparse
+import json
 import os
+import subprocess
 import random
 import signal
 import sys
 import time
-from multiprocessing import Process, Queue
 
 from samba.dcerpc import security
 
@@ -66,9 +67,10 @@ def user_sids(state):
     return sids
 
 
-def random_dacl(rng, sids):
-    dacl = security.acl()
-    dacl.revision = security.SECURITY_ACL_REVISION_NT4
+def random_sd(rng, sids):
+    """A descriptor with a random DACL (1-5 allow / deny ACEs)."""
+    sd = security.descriptor()
+    sd.type = security.SEC_DESC_SELF_RELATIVE | security.SEC_DESC_DACL_PRESENT
     whos = ["S-1-1-0", "S-1-3-0"] + list(sids.values())
     for _ in range(rng.randint(1, 5)):
         a = security.ace()
@@ -77,9 +79,8 @@ def random_dacl(rng, sids):
         a.flags = 0
         a.access_mask = rng.choice([0x1F01FF, 0x120089, 0x120116, 0x1200A9, 0x10000, 0x2])
         a.trustee = security.dom_sid(rng.choice(whos))
-        dacl.aces.append(a)
-        dacl.num_aces += 1
-    return dacl
+        sd.dacl_add(a)
+    return sd
 
 
 def dacl_text(sd):
@@ -96,7 +97,7 @@ def on_alarm(_sig, _frame):
     raise Stuck("operation did not return within 60 s")
 
 
-def client(k, user, args, sids, q):
+def client(k, user, args, sids, emit):
     signal.signal(signal.SIGALRM, on_alarm)
     trace = open(os.path.join(args.path, "load", f".trace-{k}"), "w")
     rng = random.Random(args.seed * 100 + k)
@@ -107,7 +108,7 @@ def client(k, user, args, sids, q):
     try:
         conn = srv.connect(user)
     except Exception as e:  # noqa: B902
-        q.put((k, user, counts, [f"connect: {e!r}"], None))
+        emit((k, user, counts, [f"connect: {e!r}"], None))
         return
     own = f"load\\own-{k}"
     deadline = time.time() + args.secs
@@ -131,9 +132,7 @@ def client(k, user, args, sids, q):
                                CreateOptions=NON_DIR)
                 note("open own", st)
                 if st == OK:
-                    sd = security.descriptor()
-                    sd.type = security.SEC_DESC_SELF_RELATIVE | security.SEC_DESC_DACL_PRESENT
-                    sd.dacl = random_dacl(rng, sids)
+                    sd = random_sd(rng, sids)
                     st2, _ = smb(conn.set_sd, fnum, sd, security.SECINFO_DACL)
                     note("set_sd own", st2)
                     if st2 == OK:
@@ -172,7 +171,7 @@ def client(k, user, args, sids, q):
                 errors.append(f"reconnect: {e2!r}")
                 break
         signal.alarm(0)
-    q.put((k, user, counts, errors, last))
+    emit((k, user, counts, errors, last))
 
 
 def main():
@@ -182,13 +181,18 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--secs", type=int, default=20)
     ap.add_argument("--clients", type=int, default=8)
+    ap.add_argument("--client", type=int, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.client is not None:
+        def emit(res):
+            print("RESULT " + json.dumps(res), flush=True)
+        client(args.client, USERS[args.client % 3], args, user_sids(args.state), emit)
+        return 0
     base = os.path.join(args.path, "load")
     for d in ("", "s0", "s1"):
         os.makedirs(os.path.join(base, d), exist_ok=True)
     # full control for everybody, inherited by everything created below
     full = ("everyone@:rwpxdDaARWcCoS:fd:allow")
-    import subprocess
     tools = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "build")
     for d in ("", "s0", "s1"):
         subprocess.run([os.path.join(tools, "setrichacl"), "--set", full,
@@ -201,23 +205,30 @@ def main():
                         "owner@:rwpxDaARWcCoS::allow everyone@:raRcS::allow", p], check=True)
     sids = user_sids(args.state)
     srv = Server(args.state)
-    q = Queue()
-    procs = []
     print(f"load: seed {args.seed}, {args.clients} clients, {args.secs} s", flush=True)
+    # one fresh interpreter per client (no state shared through fork)
+    procs = []
     for k in range(args.clients):
-        p = Process(target=client, args=(k, USERS[k % 3], args, sids, q))
-        p.start()
-        procs.append(p)
+        cmd = [sys.executable, os.path.abspath(__file__), "--state", args.state,
+               "--path", args.path, "--seed", str(args.seed), "--secs", str(args.secs),
+               "--client", str(k)]
+        procs.append(subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                      text=True))
     results = []
-    for _ in procs:
+    deadline = time.time() + args.secs + 180
+    for k, p in enumerate(procs):
         try:
-            results.append(q.get(timeout=args.secs + 180))
-        except Exception:  # noqa: B902 - queue.Empty: a client hangs
-            break
-    for p in procs:
-        p.join(5)
-        if p.is_alive():
+            out, _ = p.communicate(timeout=max(1, deadline - time.time()))
+        except subprocess.TimeoutExpired:
             p.kill()
+            out, _ = p.communicate()
+        if p.returncode:
+            print(f"load client {k}: exit status {p.returncode}")
+        for line in out.splitlines():
+            if line.startswith("RESULT "):
+                results.append(tuple(json.loads(line[7:])))
+            elif line.strip():
+                print(f"load client {k}: {line}")
     missing = set(range(args.clients)) - {r[0] for r in results}
     for k in sorted(missing):
         print(f"FAIL load client {k}: no result (hung); last operations:")

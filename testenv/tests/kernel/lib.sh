@@ -166,6 +166,15 @@ setacl() {
 	S "$SETRICHACL" --set "$text" "$@"
 }
 
+lines() { printf '%s\n' "$@"; }
+
+# getrichacl run inside a directory, so that the printed names are short.
+gra_in() {	# dir getrichacl-args...
+	local dir=$1
+	shift
+	(cd "$dir" && "$GETRICHACL" "$@")
+}
+
 mode_of() { stat -c %a "$1"; }
 owner_of() { stat -c %u:%g "$1"; }
 

@@ -90,18 +90,19 @@ else
 	groups=("${GROUPS_ALL[@]}")
 fi
 
+for g in "${groups[@]}"; do
+	declare -F "t_$g" >/dev/null ||
+		{ echo "run.sh: unknown group $g (known: ${GROUPS_ALL[*]})" >&2; exit 2; }
+done
+
 start=$(cut -d' ' -f1 /proc/uptime)
 for g in "${groups[@]}"; do
-	if ! declare -F "t_$g" >/dev/null; then
-		echo "run.sh: unknown group $g (known: ${GROUPS_ALL[*]})" >&2
-		exit 2
-	fi
 	cd /
 	"t_$g"
 done
 cd /
 end=$(cut -d' ' -f1 /proc/uptime)
-echo "# suite time: $(echo "$end - $start" | bc) s"
+echo "# suite time: $(echo "$end - $start" | bc) s (guest clock)"
 [ "$RICH_OK" = 1 ] && umount "$R"
 [ "$PLAIN_OK" = 1 ] && umount "$P"
 echo "$PASS passed, $FAIL failed"

@@ -1,9 +1,12 @@
 # Mounting, POSIX behaviour on both file systems, and the final dmesg check.
 
-# A valid system.posix_acl_access value: user::rw- group::r-- other::r--
-POSIX_ACL_644=02000000''01000600ffffffff''04000400ffffffff''20000400ffffffff
-# from_mode(0644) as system.richacl (algorithms.md section 8, first example)
-RICHACL_644=00000200070000000100000001000000''000000400700000000000000''000000400100000002000000
+# A valid system.posix_acl_access value: version 2, then user::rw-,
+# group::r--, other::r-- (tag, perm, id = -1)
+POSIX_ACL_644=02000000$(printf '%s' 01000600ffffffff 04000400ffffffff 20000400ffffffff)
+# from_mode(0644) as system.richacl (algorithms.md section 8, first example):
+# header, owner@:rwp::allow, everyone@:r::allow
+RICHACL_644=$(printf '%s' 00000200070000000100000001000000 000000400700000000000000 \
+	000000400100000002000000)
 
 t_mount() {
 	group_begin K-MOUNT "§3 ext4 richacl feature bit 0x40000"
@@ -96,7 +99,7 @@ t_posix() {
 	if [ -x "$GETRICHACL" ]; then
 		chmod 0644 "$B/f"
 		check_text "getrichacl shows the mode as an acl on plain ext4 (algorithms.md 7.3)" \
-			"$(printf '%s\n' "$B/f:" "    owner@:rwp----------::allow" " everyone@:r------------::allow")" \
+			"$(lines "$B/f:" "    owner@:rwp----------::allow" " everyone@:r------------::allow")" \
 			"$GETRICHACL" "$B/f"
 		check_text "getrichacl refuses a file with a POSIX ACL" "$B/d/new: File has a posix acl" \
 			"$GETRICHACL" "$B/d/new"

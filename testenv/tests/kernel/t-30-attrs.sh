@@ -2,15 +2,6 @@
 # permissions, chmod and the file masks (SEMANTICS.md section 3, items 4-9;
 # section 2 S-A1..S-A4).
 
-lines() { printf '%s\n' "$@"; }
-
-# getrichacl run inside a directory, so that the printed names are short.
-gra_in() {	# dir getrichacl-args...
-	local dir=$1
-	shift
-	(cd "$dir" && "$GETRICHACL" "$@")
-}
-
 # §3 item 4: write_acl grants chmod and setrichacl.
 t_write_acl() {
 	group_begin K-WACL "§3.4 write_acl grants chmod and setrichacl (S-A1, S-A2)"

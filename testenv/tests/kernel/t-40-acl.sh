@@ -12,33 +12,34 @@ perm16() {	# letters
 	echo "$out"
 }
 
+# _split_entry "who:perms:flags:type": set _who and _rest (perms:flags:type);
+# user:ID and group:ID whos contain a colon themselves.
+_split_entry() {
+	case "$1" in
+	user:*|group:*) _who=$(cut -d: -f1,2 <<<"$1"); _rest=$(cut -d: -f3- <<<"$1") ;;
+	*) _who=${1%%:*}; _rest=${1#*:} ;;
+	esac
+}
+
 # Expected `getrichacl --raw --numeric-ids NAME` text.
 #   raw_text NAME FLAGS OWNERMASK GROUPMASK OTHERMASK "who:perms:flags:type"...
 # Masks and perms are letter sets; the alignment is computed as in 7.2.
 raw_text() {
 	local name=$1 flags=$2 om=$3 gm=$4 tm=$5
 	shift 5
-	local align=6 e who
+	local align=6 e _who _rest perms eflags type
 	for e in "$@"; do
-		who=${e%%:*}
-		[[ $e == user:* || $e == group:* ]] && who=$(cut -d: -f1,2 <<<"$e")
-		[ $(( ${#who} + 1 )) -gt $align ] && align=$(( ${#who} + 1 ))
+		_split_entry "$e"
+		[ $(( ${#_who} + 1 )) -gt $align ] && align=$(( ${#_who} + 1 ))
 	done
 	echo "$name:"
 	[ -n "$flags" ] && printf '%*s:%s\n' $align flags "$flags"
 	printf '%*s:%s::mask\n' $align owner "$(perm16 "$om")" $align group "$(perm16 "$gm")" \
 		$align other "$(perm16 "$tm")"
-	local rest perms eflags type
 	for e in "$@"; do
-		if [[ $e == user:* || $e == group:* ]]; then
-			who=$(cut -d: -f1,2 <<<"$e")
-			rest=$(cut -d: -f3- <<<"$e")
-		else
-			who=${e%%:*}
-			rest=${e#*:}
-		fi
-		IFS=: read -r perms eflags type <<<"$rest"
-		printf '%*s:%s:%s:%s\n' $align "$who" "$(perm16 "$perms")" "$eflags" "$type"
+		_split_entry "$e"
+		IFS=: read -r perms eflags type <<<"$_rest"
+		printf '%*s:%s:%s:%s\n' $align "$_who" "$(perm16 "$perms")" "$eflags" "$type"
 	done
 }
 
@@ -143,7 +144,10 @@ t_inherit() {
 	check_eq "inherited owner@ entry: equivalent, mode 0600" 600 "$(mode_of "$B/own/f")"
 	check_eq "the creator owns the file" 1001:1001 "$(owner_of "$B/own/f")"
 
-	# S-I3: the create mode must not cut inherited rights that have no mode bits
+	# S-I3: the create mode must not cut inherited rights that have no mode
+	# bits (delete, write_acl, ...).  SEMANTICS.md S-I3 is followed here where
+	# the pseudocode of algorithms.md 5.2 would limit every mask bit by the
+	# create mode.
 	mkdir "$B/si3"
 	setacl 'user:1002:x::allow user:1002:rwpDC:fi:allow' "$B/si3"
 	touch "$B/si3/f1" "$B/si3/f2"
