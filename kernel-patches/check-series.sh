@@ -1,7 +1,7 @@
 #!/bin/bash
 # Check that every prefix of the series applies and builds.
 #
-#   kernel-patches/check-series.sh [--full] [WORKDIR]
+#   kernel-patches/check-series.sh [--full] [--resume N] [WORKDIR]
 #
 # Extracts a pristine /usr/src/linux-source-6.1.tar.xz into WORKDIR (default
 # /var/cache/richacl/kernel/check-series), builds it once with the guest
@@ -21,16 +21,22 @@
 #   - counts compiler warnings in the files the patch touches,
 #   - runs scripts/checkpatch.pl --strict on the patch.
 # Prints one line per patch and a summary; the full logs are in WORKDIR/logs.
+# --resume N continues an interrupted run in WORKDIR: patches 1..N-1 are taken
+# as applied and checked; patch N is applied unless it already is, and built.
 # Exits non-zero if any patch fails to apply or build.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 tarball=/usr/src/linux-source-6.1.tar.xz
 full=0
-if [ "${1:-}" = --full ]; then
-	full=1
-	shift
-fi
+resume=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--full) full=1; shift ;;
+	--resume) resume=${2:?--resume needs a patch number}; shift 2 ;;
+	*) break ;;
+	esac
+done
 work=${1:-/var/cache/richacl/kernel/check-series}
 jobs=${RICHACL_KERNEL_JOBS:-2}
 fragment=$here/guest.config
@@ -49,11 +55,17 @@ while read -r p; do
 done < "$here/series"
 [ ${#patches[@]} -gt 0 ] || die "empty series"
 
-rm -rf "$work"
-mkdir -p "$logs"
-tar -C "$work" -xf "$tarball" || die "cannot extract $tarball"
+if [ "$resume" = 0 ]; then
+	rm -rf "$work"
+	mkdir -p "$logs"
+	tar -C "$work" -xf "$tarball" || die "cannot extract $tarball"
+fi
 src=$(echo "$work"/linux-source-*)
-cd "$src" || die "no source tree"
+cd "$src" || die "no source tree in $work"
+
+applied() {	# patch: is it applied already?
+	patch -p1 -R --dry-run --batch -s -f < "$here/$1" > /dev/null 2>&1
+}
 
 configure() {
 	KCONFIG_ALLCONFIG=$fragment make allnoconfig
@@ -80,10 +92,12 @@ core_compile() {
 		rm -f "${objs[@]}"
 }
 
-echo "check-series: baseline build of the pristine tree (logs in $logs)"
-if ! { configure && build; } > "$logs/00-base.log" 2>&1; then
-	echo "check-series: the pristine tree does not build, see $logs/00-base.log"
-	exit 1
+if [ "$resume" = 0 ]; then
+	echo "check-series: baseline build of the pristine tree (logs in $logs)"
+	if ! { configure && build; } > "$logs/00-base.log" 2>&1; then
+		echo "check-series: the pristine tree does not build, see $logs/00-base.log"
+		exit 1
+	fi
 fi
 
 failed=0
@@ -96,13 +110,22 @@ for p in "${patches[@]}"; do
 	apply=ok
 	buildres=ok
 	warnings=-
-	if ! patch -p1 --forward --batch --no-backup-if-mismatch -s \
+	if [ "$n" -lt "$resume" ]; then
+		printf '%-4s %-62s (applied and checked in an earlier run)\n' \
+			"$n" "${p:0:62}"
+		continue
+	fi
+	if [ "$n" -eq "$resume" ] && applied "$p"; then
+		: > "$log"	# applied before the interruption: build it
+	elif ! patch -p1 --forward --batch --no-backup-if-mismatch -s \
 	     < "$here/$p" > "$log" 2>&1; then
 		apply=FAIL
 		buildres=-
 		failed=1
-	elif ! { configure && build "$([ $n -eq ${#patches[@]} ] && echo last)" &&
-		 core_compile; } >> "$log" 2>&1; then
+	fi
+	if [ "$apply" = ok ] &&
+	   ! { configure && build "$([ $n -eq ${#patches[@]} ] && echo last)" &&
+	       core_compile; } >> "$log" 2>&1; then
 		buildres=FAIL
 		failed=1
 	fi

@@ -99,7 +99,7 @@ cfg=$(dirname "$kernel")/.config
 if [ -f "$cfg" ] && ! grep -q '^CONFIG_FS_RICHACL=y' "$cfg"; then
 	echo "run-robust: warning: $kernel was built without CONFIG_FS_RICHACL" >&2
 fi
-if [ -z "$module" ] && (want main || want valgrind); then
+if [ -z "$module" ]; then
 	module=$(bash vfs_richacl/build.sh 2>/dev/null | tail -n 1)
 	[ -r "$module" ] || { echo "run-robust: warning: no vfs_richacl module; SMB parts will fail" >&2; module=""; }
 fi
@@ -169,6 +169,7 @@ if want crash; then
 	img=${imgs[0]}
 	log=$run/crash/acl-log
 	: >"$log"
+	: >"$log-smb"
 	t=$SECONDS
 	kills_done=0 cycle_fail=0 checked_files=0 newer_total=0 writes=0
 	RANDOM=$((seed % 32768))
@@ -177,9 +178,11 @@ if want crash; then
 		mkdir -p "$res"
 		# the acl log lives on the host: link it into this boot's results
 		ln -f "$log" "$res/acl-log" 2>/dev/null || cp "$log" "$res/acl-log"
+		ln -f "$log-smb" "$res/acl-log-smb" 2>/dev/null || cp "$log-smb" "$res/acl-log-smb"
 		"${GUEST[@]}" --disk "$img" --results "$res" --timeout 400 -- \
 			bash "$repo/testenv/robust/guest.sh" crash --bin "$bin" --out /results/out \
 			--dev /dev/vda --log /results/acl-log --seed "$((seed + i))" \
+			${module:+--module "$module"} \
 			>"$res/guest.log" 2>&1 &
 		gpid=$!
 		# wait until the writer runs (or the guest is gone)
@@ -205,29 +208,40 @@ if want crash; then
 		wait "$gpid" 2>/dev/null
 		# a hard link keeps one log; with the copy fallback, take it back
 		[ "$res/acl-log" -ef "$log" ] || cp "$res/acl-log" "$log"
+		[ "$res/acl-log-smb" -ef "$log-smb" ] || cp "$res/acl-log-smb" "$log-smb"
 		o=$res/out
 		if [ "$i" -gt 0 ]; then
 			ok=1
 			grep -q '1 passed, 0 failed' "$o/fsck.txt" 2>/dev/null || ok=0
 			grep -q ' 0 failed' "$o/crash-check.txt" 2>/dev/null || ok=0
+			if [ -n "$module" ]; then
+				grep -q ' 0 failed' "$o/crash-check-smb.txt" 2>/dev/null || ok=0
+			fi
 			grep -q '1 passed, 0 failed' "$o/dmesg.txt" 2>/dev/null || ok=0
 			if [ "$ok" = 0 ]; then
 				cycle_fail=$((cycle_fail + 1))
 				failures+=("crash boot $i: see $o (fsck.txt, crash-check.txt, dmesg.txt)")
 				grep -h FAIL "$o"/crash-check.txt "$o"/fsck.txt 2>/dev/null | head -n 5 | sed 's/^/    /'
 			fi
-			n=$(sed -nE 's/^crash-check: ([0-9]+) passed.*/\1/p' "$o/crash-check.txt" 2>/dev/null)
-			checked_files=$((checked_files + ${n:-0}))
-			nn=$(sed -nE 's/.*, ([0-9]+) the acl being written.*/\1/p' "$o/crash-check.txt" 2>/dev/null)
-			newer_total=$((newer_total + ${nn:-0}))
+			for c in "$o/crash-check.txt" "$o/crash-check-smb.txt"; do
+				n=$(sed -nE 's/^crash-check: ([0-9]+) passed.*/\1/p' "$c" 2>/dev/null)
+				checked_files=$((checked_files + ${n:-0}))
+				nn=$(sed -nE 's/.*, ([0-9]+) the acl being written.*/\1/p' "$c" 2>/dev/null)
+				newer_total=$((newer_total + ${nn:-0}))
+			done
 		fi
 	done
 	writes=$(grep -c '^D ' "$log")
+	smb_writes=$(grep -c '^D ' "$log-smb")
+	if [ -n "$module" ] && [ "$smb_writes" -eq 0 ]; then
+		fail=$((fail + 1))
+		failures+=("crash: no DACL was written through smbd (see $run/crash/boot-0/out/crash-smb.txt)")
+	fi
 	pass=$((pass + KILLS - cycle_fail))
 	fail=$((fail + cycle_fail))
 	[ "$kills_done" -lt "$KILLS" ] && { fail=$((fail + 1)); failures+=("crash: only $kills_done of $KILLS kills happened"); }
 	echo "  crash: $kills_done kills, $((KILLS - cycle_fail)) recoveries clean (fsck, old-or-new acl for every file, dmesg), $cycle_fail not"
-	echo "    $writes acl writes completed in total; $checked_files file checks; $newer_total files held the acl being written at the kill"
+	echo "    $writes local and $smb_writes SMB acl writes completed; $checked_files file checks; $newer_total files held the acl being written at the kill"
 	echo "    wall $((SECONDS - t)) s (all of it guest time: boots, checks, write loops)"
 	guest_secs=$(echo "$guest_secs + $((SECONDS - t))" | bc)
 	rm -f "$run/crash"/*.img

@@ -50,6 +50,9 @@ fi
 if [ -x testenv/run-smb-tests.sh ]; then
 	stage smb bash testenv/run-smb-tests.sh
 fi
+if [ -x testenv/run-robust.sh ]; then
+	stage robust bash testenv/run-robust.sh --short
+fi
 
 echo "logs: $LOGDIR"
 echo "total: $total_pass passed, $total_fail failed"

@@ -902,6 +902,28 @@ static bool richacl_append_only(const struct files_struct *fsp,
 	       FILE_APPEND_DATA;
 }
 
+/*
+ * True for a data open that smbd makes O_RDWR although the handle may not
+ * read: smbd wants read access to the fd for FILE_READ_ATTRIBUTES and
+ * FILE_READ_EA too, but those need no readable fd, and the kernel rightly
+ * demands read_data for O_RDWR.  smbd reads only through handles with
+ * FILE_READ_DATA (or FILE_EXECUTE), so O_WRONLY loses nothing.  DENY_DOS
+ * and DENY_FCB opens stay read-write, as smbd wants them.
+ */
+static bool richacl_write_only(const struct files_struct *fsp,
+			       const struct vfs_open_how *how)
+{
+	uint32_t deny_dos = NTCREATEX_FLAG_DENY_DOS | NTCREATEX_FLAG_DENY_FCB;
+
+	if ((how->flags & O_ACCMODE) != O_RDWR || (how->flags & O_DIRECTORY)) {
+		return false;
+	}
+	if (fsp->fh == NULL || (fh_get_private_options(fsp->fh) & deny_dos)) {
+		return false;
+	}
+	return (fsp->access_mask & (FILE_READ_DATA | FILE_EXECUTE)) == 0;
+}
+
 static int richacl_openat(struct vfs_handle_struct *handle,
 			  const struct files_struct *dirfsp,
 			  const struct smb_filename *smb_fname,
@@ -912,27 +934,27 @@ static int richacl_openat(struct vfs_handle_struct *handle,
 	struct richacl_config *config = NULL;
 	struct files_struct *parent = NULL;
 	struct richacl_fsp_ext *ext = NULL;
+	struct vfs_open_how my_how;
 	bool inherited;
 	int fd;
 
 	SMB_VFS_HANDLE_GET_DATA(handle, config, struct richacl_config,
 				return -1);
 
-	if (richacl_append_only(fsp, how)) {
+	my_how = *how;
+	if (richacl_write_only(fsp, how)) {
+		my_how.flags = (my_how.flags & ~O_ACCMODE) | O_WRONLY;
+	}
+	if (richacl_append_only(fsp, &my_how)) {
 		/*
 		 * An append-only handle (S-A4): smbd opens it O_WRONLY, for
 		 * which the kernel rightly demands write_data.  O_APPEND asks
 		 * for append_data only, and makes every write through the
 		 * handle go to the end of the file, as on Windows.
 		 */
-		struct vfs_open_how append_how = *how;
-
-		append_how.flags |= O_APPEND;
-		fd = SMB_VFS_NEXT_OPENAT(handle, dirfsp, smb_fname, fsp,
-					 &append_how);
-	} else {
-		fd = SMB_VFS_NEXT_OPENAT(handle, dirfsp, smb_fname, fsp, how);
+		my_how.flags |= O_APPEND;
 	}
+	fd = SMB_VFS_NEXT_OPENAT(handle, dirfsp, smb_fname, fsp, &my_how);
 	if (fd == -1 || !config->fix_create_masks) {
 		return fd;
 	}

@@ -15,7 +15,8 @@
  * kernel lets everybody read attributes and the acl, and checks user.*
  * xattrs (SMB EAs) like the data.  richacl_from_mode_nt() shows each allowed
  * class the way Samba's POSIX mapping does: r as FILE_GENERIC_READ, w as
- * FILE_GENERIC_WRITE, x as FILE_GENERIC_EXECUTE.
+ * FILE_GENERIC_WRITE, x as FILE_GENERIC_EXECUTE, and the owner@ entry also
+ * shows the rights the kernel always grants the owner (RICHACL_MODE_SHOWN_OWNER).
  *
  * The kernel stores an acl that is equivalent to a mode as that mode alone
  * (M12), and reading gives richacl_from_mode_nt() of it.  richacl_to_store()
@@ -37,6 +38,15 @@ extern "C" {
 #define RICHACL_MODE_SHOWN_READ		RICHACE_READ_NAMED_ATTRS
 /* shown next to write_data (FILE_GENERIC_WRITE) */
 #define RICHACL_MODE_SHOWN_WRITE	(RICHACE_WRITE_NAMED_ATTRS | RICHACE_WRITE_ATTRIBUTES)
+/*
+ * shown in the owner@ allow entry: what the kernel lets the owner do
+ * whatever the mode (set times and attributes, chmod, chgrp); on a file
+ * whose owner may write, also delete_child, which means nothing on a
+ * non-directory, so that the owner sees FILE_ALL_ACCESS as with Samba's
+ * POSIX mapping.  DELETE is not shown: the kernel decides it on the parent
+ * directory (delete_child there), and smbd asks the parent too.
+ */
+#define RICHACL_MODE_SHOWN_OWNER	RICHACE_POSIX_OWNER_ALLOWED
 
 /*
  * The acl shown for a file that has only the mode (M1): richacl_from_mode()

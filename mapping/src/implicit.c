@@ -31,6 +31,16 @@ static uint32_t shown_deny_bits(uint32_t mask)
 	return shown;
 }
 
+/* the bits it adds to the owner@ allow entry of a file of type mode */
+static uint32_t shown_owner_bits(uint32_t mask, mode_t mode)
+{
+	uint32_t shown = RICHACL_MODE_SHOWN_OWNER;
+
+	if (!S_ISDIR(mode) && (mask & RICHACE_WRITE_DATA))
+		shown |= RICHACE_DELETE_CHILD;
+	return shown;
+}
+
 struct richacl *richacl_from_mode_nt(mode_t mode)
 {
 	struct richacl *acl = richacl_from_mode(mode);
@@ -39,26 +49,32 @@ struct richacl *richacl_from_mode_nt(mode_t mode)
 	if (!acl)
 		return NULL;
 	richacl_for_each_entry(ace, acl) {
-		if (richace_is_allow(ace))
-			ace->e_mask |= shown_allow_bits(ace->e_mask);
-		else
+		if (!richace_is_allow(ace)) {
 			ace->e_mask |= shown_deny_bits(ace->e_mask);
+			continue;
+		}
+		ace->e_mask |= shown_allow_bits(ace->e_mask);
+		if (richace_is_owner(ace))
+			ace->e_mask |= shown_owner_bits(ace->e_mask, mode);
 	}
 	return acl;
 }
 
 /* the inverse of richacl_from_mode_nt() on the entries of acl */
-static void strip_shown_bits(struct richacl *acl)
+static void strip_shown_bits(struct richacl *acl, mode_t type)
 {
 	struct richace *ace;
 
 	richacl_for_each_entry(ace, acl) {
 		uint32_t data = ace->e_mask & (RICHACE_READ_DATA | RICHACE_WRITE_DATA);
 
-		if (richace_is_allow(ace))
-			ace->e_mask &= ~shown_allow_bits(data);
-		else
+		if (!richace_is_allow(ace)) {
 			ace->e_mask &= ~shown_deny_bits(data);
+			continue;
+		}
+		if (richace_is_owner(ace))
+			ace->e_mask &= ~shown_owner_bits(data, type);
+		ace->e_mask &= ~shown_allow_bits(data);
 	}
 }
 
@@ -121,7 +137,7 @@ int richacl_to_store(const struct richacl *acl, mode_t mode, uint32_t owner,
 	copy = richacl_clone(acl);
 	if (!copy)
 		return -ENOMEM;
-	strip_shown_bits(copy);
+	strip_shown_bits(copy, type);
 	ret = collapses_exactly(copy, type, acl, &exact);
 	if (ret)
 		goto fail;

@@ -43,6 +43,10 @@
 #define READ_EA			0x00000008u
 #define WRITE_EA		0x00000010u
 #define READ_ATTRIBUTES		0x00000080u
+#define WRITE_ATTRIBUTES	0x00000100u
+#define DELETE_CHILD		0x00000040u
+/* M1: what the kernel lets the owner do whatever the mode (chmod, chgrp, utimes) */
+#define OWNER_ALWAYS		(WRITE_ATTRIBUTES | NT_WRITE_DAC | NT_WRITE_OWNER)
 
 static const struct richacl_map_file a_file = { OWNER, GROUP, false };
 static const struct richacl_map_file a_dir = { OWNER, GROUP, true };
@@ -77,11 +81,15 @@ static void test_M1_mode_0644_file_shows_generic_rights(void **state)
 	struct richacl *acl = mode_acl(S_IFREG | 0644);
 
 	assert_int_equal(acl->a_count, 2);
+	/*
+	 * the owner also gets what the kernel always lets the owner do, and
+	 * DELETE_CHILD (meaningless on a file): FILE_ALL_ACCESS but DELETE and
+	 * EXECUTE; DELETE is decided by the parent directory
+	 */
 	assert_entry(acl, 0, ALLOW, true, RICHACE_OWNER_SPECIAL_ID,
-		     FILE_GENERIC_READ | FILE_GENERIC_WRITE);
+		     FILE_GENERIC_READ | FILE_GENERIC_WRITE | OWNER_ALWAYS | DELETE_CHILD);
+	assert_int_equal(acl->a_entries[0].e_mask | NT_DELETE | RICHACE_EXECUTE, FILE_ALL_ACCESS);
 	assert_entry(acl, 1, ALLOW, true, RICHACE_EVERYONE_SPECIAL_ID, FILE_GENERIC_READ);
-	/* no owner rights beyond the data: smbd adds READ_CONTROL|WRITE_DAC itself */
-	assert_int_equal(acl->a_entries[0].e_mask & (NT_WRITE_DAC | NT_WRITE_OWNER | NT_DELETE), 0);
 	richacl_free(acl);
 }
 
@@ -91,9 +99,9 @@ static void test_M1_mode_0755_dir(void **state)
 	struct richacl *acl = mode_acl(S_IFDIR | 0755);
 
 	assert_int_equal(acl->a_count, 2);
-	/* everything but DELETE, WRITE_DAC and WRITE_OWNER */
+	/* everything but DELETE (decided by the parent directory) */
 	assert_entry(acl, 0, ALLOW, true, RICHACE_OWNER_SPECIAL_ID,
-		     FILE_ALL_ACCESS & ~(NT_DELETE | NT_WRITE_DAC | NT_WRITE_OWNER));
+		     FILE_ALL_ACCESS & ~NT_DELETE);
 	/* Windows "Read & execute" */
 	assert_entry(acl, 1, ALLOW, true, RICHACE_EVERYONE_SPECIAL_ID,
 		     FILE_GENERIC_READ | FILE_GENERIC_EXECUTE);
@@ -106,7 +114,8 @@ static void test_M1_execute_only_and_mode_000(void **state)
 	struct richacl *acl = mode_acl(S_IFREG | 0100);
 
 	assert_int_equal(acl->a_count, 1);
-	assert_entry(acl, 0, ALLOW, true, RICHACE_OWNER_SPECIAL_ID, FILE_GENERIC_EXECUTE);
+	assert_entry(acl, 0, ALLOW, true, RICHACE_OWNER_SPECIAL_ID,
+		     FILE_GENERIC_EXECUTE | OWNER_ALWAYS);
 	richacl_free(acl);
 
 	acl = mode_acl(S_IFREG | 0000);
@@ -126,7 +135,8 @@ static void test_M1_deny_entries(void **state)
 	assert_int_equal(acl->a_count, 5);
 	assert_entry(acl, 0, DENY, true, RICHACE_OWNER_SPECIAL_ID,
 		     RICHACE_WRITE_DATA | RICHACE_APPEND_DATA | RICHACE_EXECUTE | WRITE_EA);
-	assert_entry(acl, 1, ALLOW, true, RICHACE_OWNER_SPECIAL_ID, FILE_GENERIC_READ);
+	assert_entry(acl, 1, ALLOW, true, RICHACE_OWNER_SPECIAL_ID,
+		     FILE_GENERIC_READ | OWNER_ALWAYS);
 	assert_entry(acl, 2, DENY, true, RICHACE_GROUP_SPECIAL_ID, RICHACE_EXECUTE);
 	assert_entry(acl, 3, ALLOW, true, RICHACE_GROUP_SPECIAL_ID,
 		     FILE_GENERIC_READ | FILE_GENERIC_WRITE);

@@ -4,7 +4,7 @@
 #   guest.sh main  --bin DIR --out DIR [--dev DEV] [--module SO] [--cases N] [--blobs N]
 #                  [--smb-cases N] [--load-secs N] [--hostile-rounds N] [--seed N]
 #                  [--skip LIST]
-#   guest.sh crash --bin DIR --out DIR --log FILE [--dev DEV] [--seed N]
+#   guest.sh crash --bin DIR --out DIR --log FILE [--dev DEV] [--module SO] [--seed N]
 #   guest.sh valgrind --bin DIR --out DIR [--dev DEV] --module SO [--ops N]
 #
 # main: mounts DEV (the richacl ext4 image) on /mnt/rich and runs, in order,
@@ -20,8 +20,11 @@
 # crash: one crash cycle: mount DEV (journal replay after the previous kill),
 #   unmount, clear the richacl feature bit, e2fsck -fn, set the bit again,
 #   mount, check every file against the acl log (crash check), then write
-#   acls in a loop (crash write) until the host kills QEMU.  DIR/crash-check.txt
-#   and DIR/fsck.txt hold the results; DIR/writing is created when the loop runs.
+#   acls in a loop until the host kills QEMU: locally with setxattr (crash
+#   write, log FILE) and, with --module, through smbd (crash_smb.py, log
+#   FILE-smb, checked the same way).  DIR/crash-check.txt, crash-check-smb.txt,
+#   fsck.txt and dmesg.txt hold the results; DIR/writing appears when the
+#   local loop runs (after the SMB one).
 # valgrind: smbd under valgrind memcheck with the module, a small SMB workload,
 #   then the valgrind summary in DIR/valgrind.txt.
 set -uo pipefail
@@ -192,9 +195,28 @@ cmd_crash() {
 	} >"$out/fsck.txt" 2>&1
 	mount_rich || exit 1
 	"$bin/crash" check --dir "$MNT/crash" --log "$log" >"$out/crash-check.txt" 2>&1
+	local smblog=${log%/*}/acl-log-smb smbdir=$MNT/robust-share/crash-smb
+	if [ -n "$module" ]; then
+		"$bin/crash" check --dir "$smbdir" --log "$smblog" >"$out/crash-check-smb.txt" 2>&1
+	fi
 	check_dmesg >"$out/dmesg.txt" 2>&1
 	echo "crash-boot $(echo "$(now) - $t0" | bc)" >>"$out/times"
-	# write until killed; if nobody kills us, stop after a while
+	# the SMB writer (through smbd and vfs_richacl), then the local one;
+	# both write until the host kills QEMU (or stop after a while)
+	if [ -n "$module" ]; then
+		if start_smbd 2>"$out/smbd-start.err"; then
+			timeout 300 $PY "$here/crash_smb.py" --state "$STATE" --dir "$smbdir" \
+				--log "$smblog" --seed "$seed" >"$out/crash-smb.txt" 2>&1 &
+			local i
+			for i in $(seq 1 120); do
+				grep -q writing "$out/crash-smb.txt" 2>/dev/null && break
+				grep -q "cannot learn\|Error\|error" "$out/crash-smb.txt" 2>/dev/null && break
+				sleep 0.5
+			done
+		else
+			echo "crash-smb: smbd did not start: $(tail -n 1 "$out/smbd-start.err")" >"$out/crash-smb.txt"
+		fi
+	fi
 	timeout 300 "$bin/crash" write --dir "$MNT/crash" --log "$log" --seed "$seed" \
 		--ready "$out/writing" >"$out/crash-write.txt" 2>&1
 	echo "the writer stopped by itself (not killed)" >>"$out/crash-write.txt"
