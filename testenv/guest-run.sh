@@ -110,6 +110,10 @@ printf '%s\0' "$@" >"$results/.guest/argv"
 printf '%s\0' "${envs[@]}" >"$results/.guest/env"
 [ ${#envs[@]} -eq 0 ] && : >"$results/.guest/env"
 pwd >"$results/.guest/cwd"
+# The repository is shared on its own: the guest mounts tmpfs on /tmp and
+# /var/tmp, which would hide a checkout there (CI clones anywhere).
+repo=$(cd "$(dirname "$0")/.." && pwd)
+printf '%s\n' "$repo" >"$results/.guest/repo"
 log=$results/console.log
 
 CMDLINE="console=ttyS0 root=/dev/root rootfstype=9p ro"
@@ -158,6 +162,8 @@ fi
 qemu=("${qemu_common[@]}" "${accel_args[@]}" -m "$mem" -smp "$smp"
 	-fsdev "local,id=results,path=$results,security_model=none"
 	-device "virtio-9p-pci,fsdev=results,mount_tag=results"
+	-fsdev "local,id=repo,path=$repo,security_model=none,readonly=on"
+	-device "virtio-9p-pci,fsdev=repo,mount_tag=repo"
 	-serial "file:$log")
 for d in "${disks[@]}"; do
 	qemu+=(-drive "file=$d,format=raw,if=virtio,cache=unsafe")

@@ -115,6 +115,14 @@ stage2() {
 		die "cannot mount the results share"
 	local ctl=/results/.guest
 	[ -r "$ctl/argv" ] || die "no command in $ctl/argv"
+	# the repository at its host path, also where a tmpfs above hides it
+	if [ -r "$ctl/repo" ]; then
+		local repo
+		repo=$(cat "$ctl/repo")
+		mkdir -p "$repo" &&
+			mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144,cache=loose,ro \
+				repo "$repo" || die "cannot mount the repository share at $repo"
+	fi
 	echo "$(cut -d' ' -f1 /proc/uptime)" >"$ctl/uptime-start"
 
 	hostname richacl-guest
