@@ -34,7 +34,7 @@
  *     replaces on both sides; chmod and setting the acl need ownership or
  *     write_acl; chown to oneself / chgrp to one's own group need ownership
  *     or write_owner; explicit times need ownership or write_attributes,
- *     "now" times ownership or write (w).
+ *     "now" times ownership, write (w) or write_attributes.
  *
  * Extra checks on the way: the stored state after each setxattr (mode bits
  * and xattr bytes as the store rule predicts), the acl and mode of every
@@ -884,7 +884,9 @@ static bool predict(const struct state *s, const struct action *a, const struct 
 	case OP_UTIMES_SET:
 		return can_reach(s, a->a, c) && (is_owner(o, c) || may(o, c, K_MAY_SET_TIMES));
 	case OP_UTIMES_NOW:
-		return can_reach(s, a->a, c) && (is_owner(o, c) || may(o, c, K_MAY_WRITE));
+		/* kernel-patches 0004: write_attributes may also set "now" */
+		return can_reach(s, a->a, c) &&
+		       (is_owner(o, c) || may(o, c, K_MAY_WRITE) || may(o, c, K_MAY_SET_TIMES));
 	case OP_GETACL:
 		return can_reach(s, a->a, c);
 	case NOPS:
