@@ -9,8 +9,8 @@
 # at a time with `patch -p1` and after each one:
 #   - re-runs `KCONFIG_ALLCONFIG=kernel-patches/guest.config make allnoconfig`
 #     (options added by the series only exist from the patch that adds them),
-#   - runs an incremental build: `make -j2 fs/` (every .c file the series
-#     changes is under fs/; its header changes are additive) and, after the
+#   - runs an incremental build: `make -j2 fs/ mm/` (every .c file the series
+#     changes is under fs/ or mm/; its header changes are additive) and, after the
 #     last patch, `make -j2 bzImage`.  With --full, `make -j2 bzImage` after
 #     every patch (slow: the include/linux/fs.h patches rebuild most of the
 #     tree, about 7 minutes each on 2 idle cores),
@@ -75,7 +75,7 @@ build() {	# [last]
 	if [ $full = 1 ] || [ "${1:-}" = last ]; then
 		make -j"$jobs" bzImage
 	else
-		make -j"$jobs" fs/
+		make -j"$jobs" fs/ mm/
 	fi
 }
 

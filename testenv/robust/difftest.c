@@ -194,6 +194,8 @@ static uint32_t want_to_mask(unsigned int want)
 		mask |= RICHACE_WRITE_ACL;
 	if (want & K_MAY_SET_TIMES)
 		mask |= RICHACE_WRITE_ATTRIBUTES;
+	if (!(want & K_MAY_WRITE))	/* the refinements only count with MAY_WRITE */
+		return mask;
 	if (want & (K_MAY_APPEND | K_MAY_CREATE_FILE | K_MAY_CREATE_DIR | K_MAY_DELETE_CHILD)) {
 		if (want & K_MAY_APPEND)
 			mask |= RICHACE_APPEND_DATA;
@@ -203,7 +205,7 @@ static uint32_t want_to_mask(unsigned int want)
 			mask |= RICHACE_ADD_SUBDIRECTORY;
 		if (want & K_MAY_DELETE_CHILD)
 			mask |= RICHACE_DELETE_CHILD;
-	} else if (want & K_MAY_WRITE) {
+	} else {
 		mask |= RICHACE_WRITE_DATA;
 	}
 	return mask;
@@ -625,7 +627,7 @@ static void check_no_caps(void)
 
 enum op {
 	OP_OPEN_R, OP_OPEN_W, OP_OPEN_RW, OP_OPEN_WA, OP_OPEN_RA, OP_OPEN_WT, OP_OPEN_RT,
-	OP_TRUNCATE, OP_ACCESS, OP_OPENDIR, OP_CHDIR, OP_CREATE, OP_MKDIR,
+	OP_OPEN_WAT, OP_TRUNCATE, OP_FTRUNCATE_APPEND, OP_ACCESS, OP_OPENDIR, OP_CHDIR, OP_CREATE, OP_MKDIR,
 	OP_UNLINK, OP_RMDIR, OP_RENAME, OP_RENAME_OVER, OP_EXCHANGE,
 	OP_CHMOD, OP_CHOWN_SELF, OP_CHGRP, OP_UTIMES_SET, OP_UTIMES_NOW,
 	OP_SETACL, OP_REMOVEACL, OP_GETACL, NOPS
@@ -634,7 +636,8 @@ enum op {
 static const char *const op_names[NOPS] = {
 	"open(O_RDONLY)", "open(O_WRONLY)", "open(O_RDWR)", "open(O_WRONLY|O_APPEND)",
 	"open(O_RDONLY|O_APPEND)", "open(O_WRONLY|O_TRUNC)", "open(O_RDONLY|O_TRUNC)",
-	"truncate", "access", "opendir", "chdir", "create", "mkdir",
+	"open(O_WRONLY|O_APPEND|O_TRUNC)",
+	"truncate", "ftruncate(O_WRONLY|O_APPEND)", "access", "opendir", "chdir", "create", "mkdir",
 	"unlink", "rmdir", "rename", "rename-over", "rename-exchange",
 	"chmod", "chown-to-self", "chgrp", "utimensat(explicit)", "utimensat(now)",
 	"setxattr(system.richacl)", "removexattr(system.richacl)", "getxattr(system.richacl)",
@@ -642,7 +645,7 @@ static const char *const op_names[NOPS] = {
 
 static const int open_flags[] = {
 	O_RDONLY, O_WRONLY, O_RDWR, O_WRONLY | O_APPEND, O_RDONLY | O_APPEND,
-	O_WRONLY | O_TRUNC, O_RDONLY | O_TRUNC,
+	O_WRONLY | O_TRUNC, O_RDONLY | O_TRUNC, O_WRONLY | O_APPEND | O_TRUNC,
 };
 
 /* build_open_flags() + may_open(): the MAY_* request of an open */
@@ -684,9 +687,11 @@ static void random_action(struct state *s, const struct cred *c, struct action *
 	a->b = -1;
 	a->dir = -1;
 	if (w < 200)
-		a->op = OP_OPEN_R + (enum op)rnd(&s->rng, 7);
-	else if (w < 240)
+		a->op = OP_OPEN_R + (enum op)rnd(&s->rng, 8);
+	else if (w < 225)
 		a->op = OP_TRUNCATE;
+	else if (w < 240)
+		a->op = OP_FTRUNCATE_APPEND;
 	else if (w < 290)
 		a->op = OP_ACCESS;
 	else if (w < 320)
@@ -726,7 +731,8 @@ static void random_action(struct state *s, const struct cred *c, struct action *
 
 	switch (a->op) {
 	case OP_OPEN_R: case OP_OPEN_W: case OP_OPEN_RW: case OP_OPEN_WA:
-	case OP_OPEN_RA: case OP_OPEN_WT: case OP_OPEN_RT: case OP_TRUNCATE:
+	case OP_OPEN_RA: case OP_OPEN_WT: case OP_OPEN_RT: case OP_OPEN_WAT:
+	case OP_TRUNCATE: case OP_FTRUNCATE_APPEND:
 		a->a = files[rnd(&s->rng, 3)];
 		break;
 	case OP_ACCESS:
@@ -808,8 +814,16 @@ static bool predict(const struct state *s, const struct action *a, const struct 
 	case OP_OPEN_R: case OP_OPEN_W: case OP_OPEN_RW: case OP_OPEN_WA:
 	case OP_OPEN_RA: case OP_OPEN_WT: case OP_OPEN_RT:
 		return can_reach(s, a->a, c) && may(o, c, open_want(open_flags[a->op - OP_OPEN_R]));
+	case OP_OPEN_WAT:
+		/* O_TRUNC needs write_data even with O_APPEND (kernel-patches/0020) */
+		return can_reach(s, a->a, c) && may(o, c, K_MAY_WRITE | K_MAY_APPEND) &&
+		       may(o, c, K_MAY_WRITE);
 	case OP_TRUNCATE:
 		return can_reach(s, a->a, c) && may(o, c, K_MAY_WRITE);
+	case OP_FTRUNCATE_APPEND:
+		/* an append-only descriptor cannot truncate (FMODE_APPEND_ONLY) */
+		return can_reach(s, a->a, c) && may(o, c, K_MAY_WRITE | K_MAY_APPEND) &&
+		       may(o, c, K_MAY_WRITE);
 	case OP_ACCESS:
 		want = (a->arg & R_OK ? K_MAY_READ : 0) | (a->arg & W_OK ? K_MAY_WRITE : 0) |
 		       (a->arg & X_OK ? K_MAY_EXEC : 0);
@@ -913,18 +927,27 @@ static int perform(struct state *s, struct action *a, const struct cred *c,
 {
 	const struct obj *o = &s->o[a->a];
 	char dst[600];
-	int fd, ret = 0;
+	int fd, ret = 0, e;
 
 	(void)c;
 	errno = 0;
 	switch (a->op) {
 	case OP_OPEN_R: case OP_OPEN_W: case OP_OPEN_RW: case OP_OPEN_WA:
-	case OP_OPEN_RA: case OP_OPEN_WT: case OP_OPEN_RT:
+	case OP_OPEN_RA: case OP_OPEN_WT: case OP_OPEN_RT: case OP_OPEN_WAT:
 		fd = open(o->path, open_flags[a->op - OP_OPEN_R]);
 		if (fd < 0)
 			return errno;
 		close(fd);
 		return 0;
+	case OP_FTRUNCATE_APPEND:
+		fd = open(o->path, O_WRONLY | O_APPEND);
+		if (fd < 0)
+			return errno;
+		ret = ftruncate(fd, 5);
+		e = errno;
+		close(fd);
+		errno = e;
+		break;
 	case OP_TRUNCATE:
 		ret = truncate(o->path, 5);
 		break;

@@ -26,6 +26,15 @@
  *   open PATH FLAGS             FLAGS: r (read), w (write), rw, plus
  *                               a (O_APPEND) and t (O_TRUNC), e.g. "wa"
  *   write PATH FLAGS DATA       open with FLAGS (as above) and write DATA
+ *   fdop PATH FLAGS ACTION      open with FLAGS, then on the descriptor:
+ *                               ftruncate (to 0), punch (fallocate
+ *                               PUNCH_HOLE|KEEP_SIZE of the first byte),
+ *                               allocate (fallocate KEEP_SIZE), noappend
+ *                               (fcntl F_SETFL without O_APPEND), mmap
+ *                               (MAP_SHARED, PROT_READ|PROT_WRITE) or
+ *                               write (write "x"); a failed open prints
+ *                               "open:ERRNO" so that it never passes for a
+ *                               refused action
  *   chmod PATH MODE             MODE in octal
  *   chown PATH UID GID          -1 leaves the id unchanged
  *   utimes PATH now|SECONDS     utimensat: NULL times, or atime = mtime = SECONDS
@@ -44,6 +53,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -179,6 +189,41 @@ static int do_readdir(const char *path)
 	}
 	closedir(dir);
 	return 0;
+}
+
+/* one operation on a file descriptor opened with FLAGS; see fdop above */
+static int do_fdop(const char *path, const char *flags, const char *action)
+{
+	int fd = open(path, open_flags(flags));
+	int ret, e;
+
+	if (fd < 0) {
+		const char *name = strerrorname_np(errno);
+
+		printf("open:%s\n", name ? name : "E?");
+		exit(1);
+	}
+	if (!strcmp(action, "ftruncate")) {
+		ret = ftruncate(fd, 0);
+	} else if (!strcmp(action, "punch")) {
+		ret = fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, 1);
+	} else if (!strcmp(action, "allocate")) {
+		ret = fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, 4096);
+	} else if (!strcmp(action, "noappend")) {
+		ret = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_APPEND);
+	} else if (!strcmp(action, "mmap")) {
+		void *p = mmap(NULL, 1, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+		ret = p == MAP_FAILED ? -1 : munmap(p, 1);
+	} else if (!strcmp(action, "write")) {
+		ret = write(fd, "x", 1) == 1 ? 0 : -1;
+	} else {
+		usage("bad fdop action");
+	}
+	e = errno;
+	close(fd);
+	errno = e;
+	return ret;
 }
 
 static int do_write(const char *path, const char *flags, const char *data)
@@ -339,6 +384,10 @@ int main(int argc, char *argv[])
 	if (!strcmp(op, "write")) {
 		NEED(3);
 		return result(do_write(argv[2], argv[3], argv[4]));
+	}
+	if (!strcmp(op, "fdop")) {
+		NEED(3);
+		return result(do_fdop(argv[2], argv[3], argv[4]));
 	}
 	if (!strcmp(op, "chmod")) {
 		NEED(2);

@@ -82,7 +82,7 @@ PLAIN_OK=0
 mount -t ext4 "$PLAIN_DEV" "$P" 2>/dev/null && PLAIN_OK=1
 
 GROUPS_ALL=(mount posix mode_plain mode_rich create delete rename write_acl write_owner
-	write_attributes append owner_narrow chmod inherit auto_inherit equiv rcu invalid
+	write_attributes append append_fd owner_narrow chmod inherit auto_inherit equiv rcu invalid
 	unmapped dmesg)
 if [ $# -gt 0 ]; then
 	groups=("$@")

@@ -111,11 +111,12 @@ t_append() {
 	local B=$R/append
 	fresh_dir "$B"
 	local f
-	for f in f1 f2 f3 f4; do echo base >"$B/$f"; done
+	for f in f1 f2 f3 f4 f5; do echo base >"$B/$f"; done
 	setacl 'user:1001:p::allow' "$B/f1"
 	setacl 'user:1001:w::allow' "$B/f2"
 	setacl 'user:1001:wp::allow' "$B/f3"
 	setacl 'group:2000:p::allow' "$B/f4"
+	setacl 'user:1001:r::allow' "$B/f5"
 
 	expect_sh OK alice "append_data: >> appends" 'echo more >>"$1"' "$B/f1"
 	check_eq "the data was appended" "base more" "$(echo $(cat "$B/f1"))"
@@ -132,6 +133,46 @@ t_append() {
 	expect_sh OK alice "write_data+append_data: > overwrites" 'echo new >"$1"' "$B/f3"
 	expect_sh OK bob "append_data through a group entry: >>" 'echo bob >>"$1"' "$B/f4"
 	expect_sh DENIED bob "append_data through a group entry: > refused" 'echo bob >"$1"' "$B/f4"
+	# O_APPEND without write access opens for reading only: as with
+	# generic_permission(), it must not ask for append_data.
+	expect OK alice "read_data only: O_RDONLY|O_APPEND allowed" open "$B/f5" ra
+	expect DENIED alice "read_data only: O_RDWR|O_APPEND refused" open "$B/f5" rwa
+	expect DENIED alice "append_data only: O_RDONLY|O_APPEND still needs read_data" open "$B/f1" ra
+	expect OK alice "read_data only: O_RDONLY still allowed" open "$B/f5" r
+}
+
+# append_data without write_data stays append-only on the open file
+# (kernel-patches/0020): no truncation, no clearing of O_APPEND, no hole
+# punching, no shared writable mapping.
+t_append_fd() {
+	group_begin K-APPENDFD "append-only access on open files (S-A4)"
+	require_richacl || return
+	local B=$R/appendfd
+	fresh_dir "$B"
+	local f
+	for f in a1 a2 a3 a4; do printf 'base\n' >"$B/$f"; done
+	setacl 'user:1001:rp::allow' "$B/a1"
+	setacl 'user:1001:rwp::allow' "$B/a2"
+	setacl 'user:1001:rp::allow' "$B/a3"
+	chmod 666 "$B/a4"
+
+	expect OK alice "read+append: O_WRONLY|O_APPEND opens and appends" fdop "$B/a1" wa write
+	check_eq "the byte was appended" "$(printf 'base\nx')" "$(cat "$B/a1")"
+	expect EACCES alice "read+append: O_WRONLY|O_APPEND|O_TRUNC refused (needs write_data)" open "$B/a1" wat
+	expect EPERM alice "read+append: ftruncate on the O_APPEND descriptor refused" fdop "$B/a1" wa ftruncate
+	expect EPERM alice "read+append: fallocate(PUNCH_HOLE) refused" fdop "$B/a1" wa punch
+	expect OK alice "read+append: fallocate(KEEP_SIZE) allowed (changes no data)" fdop "$B/a1" wa allocate
+	expect EPERM alice "read+append: fcntl(F_SETFL) clearing O_APPEND refused" fdop "$B/a1" wa noappend
+	expect EACCES alice "read+append: shared writable mmap of an O_RDWR|O_APPEND descriptor refused" fdop "$B/a1" rwa mmap
+	check_eq "after all refused attempts the data is intact" "$(printf 'base\nx')" "$(cat "$B/a1")"
+
+	expect OK alice "write+append: ftruncate on the O_APPEND descriptor allowed" fdop "$B/a2" wa ftruncate
+	expect OK alice "write+append: fcntl(F_SETFL) clearing O_APPEND allowed" fdop "$B/a2" wa noappend
+	expect OK alice "write+append: shared writable mmap allowed" fdop "$B/a2" rwa mmap
+	expect OK alice "write+append: fallocate(PUNCH_HOLE) allowed" fdop "$B/a2" wa punch
+	expect OK alice "write+append: O_WRONLY|O_APPEND|O_TRUNC allowed" open "$B/a2" wat
+	expect OK root "root is not limited to appending: ftruncate" fdop "$B/a3" wa ftruncate
+	expect OK alice "mode-only file 0666: fcntl(F_SETFL) clearing O_APPEND allowed" fdop "$B/a4" wa noappend
 }
 
 # §3 item 8: the owner's permissions can be narrower than the mode suggests.
