@@ -18,8 +18,16 @@ copy, and compares:
   open f WRITE_DAC                 setxattr(system.richacl) of the same acl
   open f WRITE_OWNER (not owner)   chown(f, own uid)
   delete f (delete on close)       unlink(f)
-  rename f -> g in the dir         rename(f, g)
+  rename f -> g in the dir         opendir(dir) + readdir, then rename(f, g)
   create file / directory in dir   open(O_CREAT|O_EXCL) / mkdir
+
+On a case-insensitive share (the default), smbd 4.17 looks for a
+case-insensitive match of a new name by reading the directory
+(get_real_filename_full_scan_at()); only creates turn a refused scan into
+"not found" (the UCF_PREP_CREATEFILE "dropbox" case in filename.c), so a
+rename target needs list_directory on its directory.  The local side of a
+rename lists the directory first to ask the kernel the same question
+(docs/smb-semantics.md, "Rename targets and directory listing").
 
 NT_STATUS_OK must go with success and NT_STATUS_ACCESS_DENIED with
 EACCES / EPERM; any other status or errno is reported too.  WRITE_OWNER is
@@ -168,6 +176,7 @@ def local_side(c, root):
         elif c.op == "delete":
             os.unlink(f)
         elif c.op == "rename":
+            os.listdir(d)       # smbd's case-insensitive scan (see above)
             os.rename(f, os.path.join(d, "g"))
         elif c.op == "create":
             os.close(os.open(os.path.join(d, "new"), os.O_RDONLY | os.O_CREAT | os.O_EXCL, 0o644))
