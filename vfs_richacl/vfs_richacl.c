@@ -353,15 +353,13 @@ static void richacl_note_unsupported(struct vfs_handle_struct *handle,
 }
 
 /*
- * Read system.richacl of fsp (which may be a pathref fsp).  Returns 0 and
- * the value in *blob (allocated on mem_ctx), or -1 with errno set: ENODATA
- * if the file has no richacl (only a mode), ENOTSUP if the filesystem does
- * not support richacls.
+ * Read an xattr value of unknown size with get(arg, buf, size), which acts
+ * like getxattr().  Returns 0 and the value in *blob (allocated on
+ * mem_ctx), or -1 with errno set.
  */
-static int richacl_read_blob(struct vfs_handle_struct *handle,
-			     struct files_struct *fsp,
-			     TALLOC_CTX *mem_ctx,
-			     DATA_BLOB *blob)
+static int richacl_read_value(TALLOC_CTX *mem_ctx,
+			      ssize_t (*get)(void *arg, void *buf, size_t size),
+			      void *arg, DATA_BLOB *blob)
 {
 	size_t size = 1024;
 
@@ -374,8 +372,7 @@ static int richacl_read_blob(struct vfs_handle_struct *handle,
 			errno = ENOMEM;
 			return -1;
 		}
-		len = SMB_VFS_NEXT_FGETXATTR(handle, fsp, RICHACL_XATTR,
-					     buf, size);
+		len = get(arg, buf, size);
 		if (len >= 0) {
 			*blob = data_blob_const(buf, len);
 			return 0;
@@ -388,6 +385,40 @@ static int richacl_read_blob(struct vfs_handle_struct *handle,
 		}
 		size = RICHACL_XATTR_MAX_SIZE;
 	}
+}
+
+struct richacl_fsp_source {
+	struct vfs_handle_struct *handle;
+	struct files_struct *fsp;
+};
+
+static ssize_t richacl_get_fsp(void *arg, void *buf, size_t size)
+{
+	struct richacl_fsp_source *src = arg;
+
+	return SMB_VFS_NEXT_FGETXATTR(src->handle, src->fsp, RICHACL_XATTR,
+				      buf, size);
+}
+
+static ssize_t richacl_get_path(void *arg, void *buf, size_t size)
+{
+	return getxattr((const char *)arg, RICHACL_XATTR, buf, size);
+}
+
+/*
+ * Read system.richacl of fsp (which may be a pathref fsp).  Returns 0 and
+ * the value in *blob (allocated on mem_ctx), or -1 with errno set: ENODATA
+ * if the file has no richacl (only a mode), ENOTSUP if the filesystem does
+ * not support richacls.
+ */
+static int richacl_read_blob(struct vfs_handle_struct *handle,
+			     struct files_struct *fsp,
+			     TALLOC_CTX *mem_ctx,
+			     DATA_BLOB *blob)
+{
+	struct richacl_fsp_source src = { .handle = handle, .fsp = fsp };
+
+	return richacl_read_value(mem_ctx, richacl_get_fsp, &src, blob);
 }
 
 /*
@@ -439,7 +470,7 @@ static NTSTATUS richacl_fget(struct vfs_handle_struct *handle,
 
 /* Encode acl into a talloc'ed blob. */
 static NTSTATUS richacl_encode(TALLOC_CTX *mem_ctx,
-			       const struct files_struct *fsp,
+			       const char *name,
 			       const struct richacl *acl,
 			       DATA_BLOB *blob)
 {
@@ -450,7 +481,7 @@ static NTSTATUS richacl_encode(TALLOC_CTX *mem_ctx,
 	if (size > RICHACL_XATTR_MAX_SIZE) {
 		DBG_WARNING("%s: the ACL needs %zu bytes, more than the %d "
 			    "bytes of system.richacl\n",
-			    fsp_str_dbg(fsp), size, RICHACL_XATTR_MAX_SIZE);
+			    name, size, RICHACL_XATTR_MAX_SIZE);
 		return NT_STATUS_INVALID_PARAMETER;
 	}
 	buf = talloc_array(mem_ctx, uint8_t, size);
@@ -460,7 +491,7 @@ static NTSTATUS richacl_encode(TALLOC_CTX *mem_ctx,
 	len = richacl_to_xattr(acl, buf, size);
 	if (len < 0) {
 		DBG_WARNING("%s: cannot encode the ACL: %s\n",
-			    fsp_str_dbg(fsp), strerror((int)-len));
+			    name, strerror((int)-len));
 		TALLOC_FREE(buf);
 		return map_nt_error_from_unix((int)-len);
 	}
@@ -634,7 +665,7 @@ static NTSTATUS richacl_from_sd(TALLOC_CTX *mem_ctx,
 	if (ret != 0 || !richacl_talloc_own(mem_ctx, stored)) {
 		return NT_STATUS_NO_MEMORY;
 	}
-	status = richacl_encode(mem_ctx, fsp, stored, blob);
+	status = richacl_encode(mem_ctx, fsp_str_dbg(fsp), stored, blob);
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
@@ -807,81 +838,108 @@ static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
  * store it with the maximum masks (M12): the kernel then keeps only the
  * mode if the result is equivalent to one.
  *
- * Returns true if the new file carries inherited entries.
+ * This runs inside SMB_VFS_OPENAT and SMB_VFS_MKDIRAT, while smbd is still
+ * building the files_struct of the new file.  It therefore touches no
+ * files_struct at all (no nested pathref opens, no fd lent to an fsp): it
+ * works on the descriptors it is given, through the kernel, the way
+ * vfs_default reaches the file behind an O_PATH descriptor
+ * (/proc/self/fd/N).
  */
-static bool richacl_inherit_in_full(struct vfs_handle_struct *handle,
-				    struct files_struct *parent,
-				    struct files_struct *fsp,
-				    bool is_dir)
+
+/*
+ * The path of the directory that holds name, relative to dirfd (AT_FDCWD
+ * or an O_PATH or real descriptor), allocated on mem_ctx.
+ */
+static char *richacl_parent_path(TALLOC_CTX *mem_ctx, int dirfd,
+				 const char *name)
+{
+	const char *slash = strrchr(name, '/');
+	char *dir = NULL;
+
+	if (slash != NULL) {
+		dir = talloc_strndup(mem_ctx, name,
+				     slash == name ? 1 : slash - name);
+		if (dir == NULL) {
+			return NULL;
+		}
+		if (dir[0] == '/' || dirfd == AT_FDCWD) {
+			return dir;
+		}
+		return talloc_asprintf(mem_ctx, "/proc/self/fd/%d/%s",
+				       dirfd, dir);
+	}
+	if (dirfd == AT_FDCWD) {
+		return talloc_strdup(mem_ctx, ".");
+	}
+	return talloc_asprintf(mem_ctx, "/proc/self/fd/%d", dirfd);
+}
+
+/*
+ * Give the new file (fd: a descriptor of it, or -1 and path) the entries
+ * it inherits from the directory at parent_path, with maximum masks.
+ * name is for the log.  Returns true if the new file carries inherited
+ * entries.
+ */
+static bool richacl_inherit_in_full(const char *parent_path,
+				    int fd, const char *path,
+				    bool is_dir, const char *name)
 {
 	TALLOC_CTX *frame = talloc_stackframe();
+	struct richacl_error err = { .code = 0 };
 	struct richacl *dir_acl = NULL;
 	struct richacl *acl = NULL;
 	DATA_BLOB blob = data_blob_null;
-	NTSTATUS status;
 	int ret;
 
-	status = richacl_fget(handle, parent, frame, &dir_acl);
-	if (!NT_STATUS_IS_OK(status) || dir_acl == NULL) {
+	if (richacl_read_value(frame, richacl_get_path,
+			       discard_const_p(char, parent_path),
+			       &blob) == -1) {
+		if (errno != ENODATA && !richacl_errno_unsupported(errno)) {
+			DBG_NOTICE("%s: cannot read the parent's %s: %s\n",
+				   name, RICHACL_XATTR, strerror(errno));
+		}
 		/* No richacl on the parent: nothing was inherited. */
 		TALLOC_FREE(frame);
 		return false;
 	}
-	acl = richacl_inherit(dir_acl, is_dir);
-	if (acl == NULL) {
+	ret = richacl_from_xattr(blob.data, blob.length, &dir_acl, &err);
+	if (ret != 0) {
+		DBG_NOTICE("%s: the parent's %s does not decode: %s\n",
+			   name, RICHACL_XATTR,
+			   ret == -ENOMEM ? "out of memory" : err.msg);
 		TALLOC_FREE(frame);
 		return false;
 	}
-	if (!richacl_talloc_own(frame, acl)) {
+	if (!richacl_talloc_own(frame, dir_acl)) {
+		TALLOC_FREE(frame);
+		return false;
+	}
+	acl = richacl_inherit(dir_acl, is_dir);
+	if (acl == NULL || !richacl_talloc_own(frame, acl)) {
 		TALLOC_FREE(frame);
 		return false;
 	}
 	richacl_compute_max_masks(acl);
 
-	status = richacl_encode(frame, fsp, acl, &blob);
-	if (!NT_STATUS_IS_OK(status)) {
+	if (!NT_STATUS_IS_OK(richacl_encode(frame, name, acl, &blob))) {
 		TALLOC_FREE(frame);
 		return false;
 	}
-	ret = SMB_VFS_NEXT_FSETXATTR(handle, fsp, RICHACL_XATTR,
-				     blob.data, blob.length, 0);
+	if (fd != -1) {
+		ret = fsetxattr(fd, RICHACL_XATTR, blob.data, blob.length, 0);
+	} else {
+		ret = setxattr(path, RICHACL_XATTR, blob.data, blob.length, 0);
+	}
 	if (ret == -1) {
 		DBG_NOTICE("%s: could not lift the create-time masks: %s\n",
-			   fsp_str_dbg(fsp), strerror(errno));
+			   name, strerror(errno));
 		TALLOC_FREE(frame);
 		return false;
 	}
 	DBG_DEBUG("%s: stored the inherited entries with maximum masks\n",
-		  fsp_str_dbg(fsp));
+		  name);
 	TALLOC_FREE(frame);
 	return true;
-}
-
-/*
- * A pathref fsp for the directory that dirfsp stands for.  smbd passes
- * conn->cwd_fsp (fd AT_FDCWD) after changing into the parent directory;
- * then the parent is ".".  The result belongs to mem_ctx.
- */
-static struct files_struct *richacl_parent_fsp(TALLOC_CTX *mem_ctx,
-					       const struct files_struct *dirfsp)
-{
-	struct smb_filename *dot = NULL;
-	NTSTATUS status;
-
-	if (fsp_get_pathref_fd(dirfsp) != AT_FDCWD) {
-		return discard_const_p(struct files_struct, dirfsp);
-	}
-	dot = synthetic_smb_fname(mem_ctx, ".", NULL, NULL, 0, 0);
-	if (dot == NULL) {
-		return NULL;
-	}
-	status = openat_pathref_fsp(dirfsp->conn->cwd_fsp, dot);
-	if (!NT_STATUS_IS_OK(status)) {
-		DBG_DEBUG("cannot open the parent directory: %s\n",
-			  nt_errstr(status));
-		return NULL;
-	}
-	return dot->fsp;
 }
 
 /*
@@ -932,7 +990,7 @@ static int richacl_openat(struct vfs_handle_struct *handle,
 {
 	TALLOC_CTX *frame = NULL;
 	struct richacl_config *config = NULL;
-	struct files_struct *parent = NULL;
+	char *parent = NULL;
 	struct richacl_fsp_ext *ext = NULL;
 	struct vfs_open_how my_how;
 	bool inherited;
@@ -961,21 +1019,16 @@ static int richacl_openat(struct vfs_handle_struct *handle,
 	/* smbd creates with O_CREAT|O_EXCL: only then do we know. */
 	if ((how->flags & (O_CREAT | O_EXCL)) != (O_CREAT | O_EXCL) ||
 	    dirfsp == NULL || fsp_is_alternate_stream(fsp) ||
-	    is_named_stream(smb_fname) || fsp_get_pathref_fd(fsp) != -1) {
+	    is_named_stream(smb_fname)) {
 		return fd;
 	}
 
 	frame = talloc_stackframe();
-	parent = richacl_parent_fsp(frame, dirfsp);
-	if (parent == NULL) {
-		TALLOC_FREE(frame);
-		return fd;
-	}
-
-	/* Lend the new descriptor to fsp for the xattr calls. */
-	fsp_set_fd(fsp, fd);
-	inherited = richacl_inherit_in_full(handle, parent, fsp, false);
-	fsp_set_fd(fsp, -1);
+	parent = richacl_parent_path(frame, fsp_get_pathref_fd(dirfsp),
+				     smb_fname->base_name);
+	inherited = parent != NULL &&
+		    richacl_inherit_in_full(parent, fd, NULL, false,
+					    smb_fname->base_name);
 	TALLOC_FREE(frame);
 
 	if (inherited) {
@@ -995,9 +1048,10 @@ static int richacl_mkdirat(struct vfs_handle_struct *handle,
 {
 	TALLOC_CTX *frame = NULL;
 	struct richacl_config *config = NULL;
-	struct files_struct *parent = NULL;
-	struct smb_filename *dir = NULL;
-	NTSTATUS status;
+	char *parent = NULL;
+	char *path = NULL;
+	int dirfd;
+	int fd;
 	int ret;
 
 	SMB_VFS_HANDLE_GET_DATA(handle, config, struct richacl_config,
@@ -1008,27 +1062,27 @@ static int richacl_mkdirat(struct vfs_handle_struct *handle,
 		return ret;
 	}
 
-	frame = talloc_stackframe();
-	parent = richacl_parent_fsp(frame, dirfsp);
-	if (parent == NULL) {
-		TALLOC_FREE(frame);
-		return ret;
-	}
-	dir = synthetic_smb_fname(frame, smb_fname->base_name, NULL, NULL,
-				  smb_fname->twrp, smb_fname->flags);
-	if (dir == NULL) {
-		TALLOC_FREE(frame);
-		return ret;
-	}
-	status = openat_pathref_fsp(dirfsp, dir);
-	if (!NT_STATUS_IS_OK(status)) {
+	/*
+	 * O_PATH: the new directory may grant its creator nothing (an
+	 * inherit-only entry alone), and lookup needs no permission on it.
+	 */
+	dirfd = fsp_get_pathref_fd(dirfsp);
+	fd = openat(dirfd, smb_fname->base_name,
+		    O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd == -1) {
 		DBG_NOTICE("%s: cannot open the new directory: %s\n",
-			   smb_fname_str_dbg(smb_fname), nt_errstr(status));
-		TALLOC_FREE(frame);
+			   smb_fname_str_dbg(smb_fname), strerror(errno));
 		return ret;
 	}
-	richacl_inherit_in_full(handle, parent, dir->fsp, true);
+	frame = talloc_stackframe();
+	parent = richacl_parent_path(frame, dirfd, smb_fname->base_name);
+	path = talloc_asprintf(frame, "/proc/self/fd/%d", fd);
+	if (parent != NULL && path != NULL) {
+		richacl_inherit_in_full(parent, -1, path, true,
+					smb_fname->base_name);
+	}
 	TALLOC_FREE(frame);
+	close(fd);
 	return ret;
 }
 
@@ -1197,12 +1251,17 @@ static int richacl_connect(struct vfs_handle_struct *handle,
 				return -1);
 
 	/*
-	 * As acl_xattr and nfs4acl_xattr do: an owner or group SID that
-	 * maps to no id (e.g. Everyone in a create-time descriptor) is taken
-	 * as the current user/group by unpack_nt_owners() instead of failing
-	 * with NT_STATUS_INVALID_OWNER; the DACL is still stored as sent.
+	 * Unlike acl_xattr, which stores the owner SID in its blob, a
+	 * richacl's owner and group are the file's uid and gid.  So "force
+	 * unknown acl user" is left as configured (default no): an owner or
+	 * group SID without an id is refused with NT_STATUS_INVALID_OWNER
+	 * instead of silently becoming the connected user.
 	 */
-	lp_do_parameter(snum, "force unknown acl user", "true");
+	if (lp_force_unknown_acl_user(snum)) {
+		DBG_NOTICE("[%s]: force unknown acl user = yes: owner and "
+			   "group SIDs without a uid/gid become the connected "
+			   "user's\n", service);
+	}
 
 	DBG_DEBUG("[%s]: richacl:chmod = %s, richacl:fix create masks = %s\n",
 		  service,

@@ -18,7 +18,8 @@ For every descriptor:
     group exactly as they were (M7);
   - descriptors that must be refused (M10: unknown ACL revisions, object,
     audit, alarm, callback and unknown ACE types, bits richacl cannot hold;
-    malformed ones) are refused, and the ones that must be accepted (NULL
+    malformed ones; an owner or group SID without a uid / gid) are refused,
+    and the ones that must be accepted (NULL
     DACL -> everyone@ full access, empty DACL, inheritance flags on a file
     that M11 drops) are accepted.
 At the end smbd (the parent process) must still be running.
@@ -134,6 +135,13 @@ def templates(rng, isdir, alice_sid):
     t.append(("bad-owner-sid", "reject",
               sd_bytes(good_dacl(isdir), owner=struct.pack("<BB", 1, 20) + bytes(6)),
               info | OWNER_SI))
+    # valid SIDs that no uid / gid stands for: a richacl's owner and group
+    # are the file's uid and gid, so these are refused (INVALID_OWNER), not
+    # replaced by the caller's ids
+    t.append(("unmapped-owner", "reject", sd_bytes(good_dacl(isdir), owner=EVERYONE),
+              info | OWNER_SI))
+    t.append(("unmapped-group", "reject",
+              sd_bytes(good_dacl(isdir), group=sid_bytes("S-1-5-32-545")), info | GROUP_SI))
     for type_ in (5, 6, 7, 8):
         obj = (struct.pack("<BBHII", type_, 0, 4 + 4 + 4 + 16 + len(EVERYONE), FULL, 1)
                + bytes(16) + EVERYONE)
