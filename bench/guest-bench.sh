@@ -33,7 +33,8 @@
 # (acl_xattr on POSIX acls, /mnt/plain/aclxattr), [nfs4acl] (nfs4acl_xattr,
 # /mnt/plain/nfs4acl), made by testenv/smb/server.sh; smb_meta as alice, one
 # process and connection per share and run, the shares taking turns run by
-# run.  Output: smb.txt, profiles/smb-SHARE-WORKLOAD.txt (perf -a).
+# run.  Output: smb.txt, profiles/smb-SHARE-WORKLOAD.txt (perf -a) and
+# profiles/smb-SHARE-WORKLOAD.syscalls (strace of smbd during a short run).
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -256,6 +257,37 @@ smb_client() {	# share tag first-run extra-args...
 		--tag "$tag" --first-run "$first" "$@"
 }
 
+# smb_syscalls SHARE WORKLOAD FILES ACL_OPS: strace smbd (and the connection
+# process it forks) during a short run of one workload; writes
+# profiles/smb-SHARE-WORKLOAD.syscalls: the client's "smb" lines, then the
+# syscall counts, then the paths opened and the sockets connected to.
+smb_syscalls() {
+	local share=$1 w=$2 files=$3 ops=$4 spid tpid f=$out/profiles/smb-$1-$2
+	command -v strace >/dev/null || return 0
+	spid=$(cat "$STATE/smbd.pid" 2>/dev/null) || return 0
+	strace -f -qq -e trace=openat,connect,setresuid,setresgid,setgroups \
+		-o "$f.trace" -p "$spid" 2>/dev/null &
+	tpid=$!
+	sleep 1
+	smb_client "$share" "strace-$share" 90 --workloads "$w" --files "$files" \
+		--dirs "$smb_dirs" --acl-ops "$ops" >"$f.syscalls" 2>&1
+	kill -INT "$tpid" 2>/dev/null
+	wait "$tpid" 2>/dev/null
+	{
+		echo "## calls"
+		grep -v 'resumed>' "$f.trace" | sed -E 's/^[0-9]+ +//; s/\(.*//' |
+			sort | uniq -c | sort -rn
+		echo "## paths opened (top 12)"
+		grep -o 'openat([^"]*"[^"]*"' "$f.trace" | sed 's/.*"\(.*\)"/\1/' |
+			sed -E 's#/bench-[a-z]+-[0-9]+/.*#/bench-.../...#' |
+			sort | uniq -c | sort -rn | head -n 12
+		echo "## sockets connected to"
+		grep -o 'connect(.*sun_path="[^"]*"' "$f.trace" | sed 's/.*sun_path="\(.*\)"/\1/' |
+			sort | uniq -c | sort -rn | head -n 5
+	} >>"$f.syscalls"
+	rm -f "$f.trace"
+}
+
 run_smb() {
 	local share
 	for share in "${SHARES[@]}"; do
@@ -302,7 +334,7 @@ run_smb() {
 	# profiles: the whole guest (smbd, client, kernel), one workload at a time
 	local w data=/tmp/perf-smb.data pfiles=$((smb_files / 4))
 	for share in "${live[@]}"; do
-		for w in flat acl; do
+		for w in flat spread acl; do
 			perf record -q -N -a -e cpu-clock -o "$data" -- \
 				runuser -u "$SMB_USER" -- "$bin/smb_meta" --url "smb://127.0.0.1/$share" \
 				--user "$SMB_USER" --password "$SMB_PW" --conf "$STATE/client.conf" \
@@ -320,6 +352,14 @@ run_smb() {
 			perf report -i "$data" --stdio --sort comm 2>/dev/null | grep -m1 '^# Samples' \
 				>>"$out/profiles/smb-$share-$w.run"
 			rm -f "$data"
+		done
+	done
+	# what smbd asks the kernel for, per workload: Debian's Samba libraries
+	# have no symbols, so the syscalls and the files opened show which
+	# layer works (idmap, passdb, nss) where perf only shows a library
+	for share in "${live[@]}"; do
+		for w in flat spread acl; do
+			smb_syscalls "$share" "$w" $((smb_files / 10)) $((smb_acl_ops / 10))
 		done
 	done
 	bash "$repo/testenv/smb/server.sh" stop --state "$STATE"

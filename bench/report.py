@@ -42,7 +42,7 @@ SMB_WORKLOADS = [('flat', 'create'), ('flat', 'rename'), ('flat', 'delete'),
                  ('spread', 'create'), ('spread', 'rename'), ('spread', 'delete'),
                  ('acl', 'get'), ('acl', 'set')]
 SMB_SHARES = ['richacl', 'aclxattr', 'nfs4acl']
-SMB_PROFILE = {'flat': 'flat', 'spread': 'flat', 'acl': 'acl'}
+SMB_PROFILE = {'flat': 'flat', 'spread': 'spread', 'acl': 'acl'}
 
 
 def read_lines(path):
@@ -375,6 +375,13 @@ class Report:
         expl += ['```', '', 'acl_xattr:', '```']
         expl += self.profile(f'smb-aclxattr-{pw}.txt', 40)
         expl += ['```']
+        for share, label in (('richacl', 'richacl'), ('aclxattr', 'acl_xattr')):
+            body = self.profile(f'smb-{share}-{w}.syscalls', 40)
+            if body and not body[0].startswith('(no profile'):
+                if share == 'richacl':
+                    expl += ['', f'System calls of smbd during a short `{w}` run (strace -f '
+                             'of smbd; the client\'s result lines first):']
+                expl += ['', f'{label}:', '```'] + body + ['```']
         self.missed.append((f'smb: {w} {p}', expl))
 
     # ------------------------------------------------------------- map --
