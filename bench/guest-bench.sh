@@ -275,7 +275,8 @@ smb_syscalls() {
 	wait "$tpid" 2>/dev/null
 	{
 		echo "## calls"
-		grep -v 'resumed>' "$f.trace" | sed -E 's/^[0-9]+ +//; s/\(.*//' |
+		grep -v -e 'resumed>' -e '^[0-9]* *---' -e '^[0-9]* *+++' "$f.trace" |
+			sed -E 's/^[0-9]+ +//; s/\(.*//' |
 			sort | uniq -c | sort -rn
 		echo "## paths opened (top 12)"
 		grep -o 'openat([^"]*"[^"]*"' "$f.trace" | sed 's/.*"\(.*\)"/\1/' |
