@@ -127,13 +127,11 @@ def client(k, user, args, sids, emit):
     own = f"load\\own-{k}"
     deadline = time.time() + args.secs
 
-    drops = []
+    reconnected = 0     # drops (counts[DROPPED]) already followed by a reconnect
 
     def note(op, st, allowed=ALLOWED):
         counts[st] = counts.get(st, 0) + 1
-        if st == DROPPED:
-            drops.append(op)
-        elif st not in allowed:
+        if st != DROPPED and st not in allowed:
             errors.append(f"{op}: {st}")
 
     def close(fnum):
@@ -192,14 +190,14 @@ def client(k, user, args, sids, emit):
                 errors.append(f"reconnect: {e2!r}")
                 break
         signal.alarm(0)
-        if drops and drops[-1] is not None:
-            drops.append(None)      # this drop is handled
+        if counts.get(DROPPED, 0) > reconnected:
+            reconnected = counts[DROPPED]
             try:
                 conn = srv.connect(user)
             except Exception as e:  # noqa: B902
                 errors.append(f"reconnect after a dropped connection: {e!r}")
                 break
-    emit((k, user, counts, errors, last, sum(1 for d in drops if d is not None)))
+    emit((k, user, counts, errors, last))
 
 
 def main():
@@ -268,8 +266,8 @@ def main():
     failed_missing = len(missing)
     passed, failed = 0, failed_missing
     dropped = 0
-    for k, user, counts, errors, last, drops in sorted(results, key=lambda x: x[0]):
-        dropped += drops
+    for k, user, counts, errors, last in sorted(results, key=lambda x: x[0]):
+        dropped += counts.get(DROPPED, 0)
         ok = sum(v for s, v in counts.items() if s in ALLOWED)
         passed += ok
         failed += len(errors)
