@@ -3,12 +3,27 @@
  * kt - perform exactly one system call for the in-guest kernel tests and
  * report its outcome in a form a shell script can compare.
  *
- *   kt [-u UID -g GID [-G GID,...]] OP ARGS...
+ *   kt [-u UID -g GID [-G GID,...]] [-C CAPS] OP ARGS...
  *
  * With -u, the helper first drops to that user (setgroups to the -G list,
  * which may be empty, then setresgid/setresuid to GID/UID; all capabilities
- * are lost with the root uids), so that a check costs one exec and not a
- * setpriv plus an exec.  Prints "OK" (plus a value for getxattr) and exits 0 on success, or the
+ * are lost with the root uids unless -C keeps some), so that a check costs
+ * one exec and not a setpriv plus an exec.
+ *
+ * -C CAPS gives the caller exactly the capabilities CAPS, a comma-separated
+ * list of names without the CAP_ prefix (dac_override, dac_read_search,
+ * fowner, chown, fsetid, mknod, sys_admin, ...; any case) or "none":
+ *   with -u     the new uid holds exactly CAPS in its permitted, effective,
+ *               inheritable and ambient sets (PR_SET_KEEPCAPS across the
+ *               uid change, then capset and PR_CAP_AMBIENT_RAISE);
+ *   without -u  the process stays uid 0 ("root with a reduced bounding
+ *               set"): every other capability is dropped from the bounding
+ *               set (PR_CAPBSET_DROP), and the permitted, effective and
+ *               inheritable sets become exactly CAPS (ambient: empty).
+ * The result is verified with capget (and prctl); a mismatch is a usage
+ * error (exit 2).
+ *
+ * Prints "OK" (plus a value for getxattr) and exits 0 on success, or the
  * errno name (EACCES, EPERM, EINVAL, ...) and exits 1 on failure.  Usage
  * errors print a message on stderr and exit 2.
  *
@@ -22,6 +37,7 @@
  *   rmdir PATH
  *   rename OLD NEW              renameat2(flags 0)
  *   exchange OLD NEW            renameat2(RENAME_EXCHANGE)
+ *   whiteout OLD NEW            renameat2(RENAME_WHITEOUT) (needs CAP_MKNOD)
  *   noreplace OLD NEW           renameat2(RENAME_NOREPLACE)
  *   open PATH FLAGS             FLAGS: r (read), w (write), rw, plus
  *                               a (O_APPEND) and t (O_TRUNC), e.g. "wa"
@@ -52,9 +68,14 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <strings.h>
+#include <linux/capability.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -63,6 +84,9 @@
 #endif
 #ifndef RENAME_EXCHANGE
 #define RENAME_EXCHANGE (1 << 1)
+#endif
+#ifndef RENAME_WHITEOUT
+#define RENAME_WHITEOUT (1 << 2)
 #endif
 
 static void usage(const char *msg)
@@ -296,18 +320,141 @@ static void become(long uid, long gid, const gid_t *groups, int count)
 	}
 }
 
+/* capability names for -C, indexed by number (CAP_CHOWN = 0, ...) */
+static const char *const cap_names[] = {
+	"chown", "dac_override", "dac_read_search", "fowner", "fsetid", "kill",
+	"setgid", "setuid", "setpcap", "linux_immutable", "net_bind_service",
+	"net_broadcast", "net_admin", "net_raw", "ipc_lock", "ipc_owner",
+	"sys_module", "sys_rawio", "sys_chroot", "sys_ptrace", "sys_pacct",
+	"sys_admin", "sys_boot", "sys_nice", "sys_resource", "sys_time",
+	"sys_tty_config", "mknod", "lease", "audit_write", "audit_control",
+	"setfcap", "mac_override", "mac_admin", "syslog", "wake_alarm",
+	"block_suspend", "audit_read", "perfmon", "bpf", "checkpoint_restore",
+};
+#define NCAPS ((int)(sizeof(cap_names) / sizeof(cap_names[0])))
+
+/* "none" or a comma-separated list of capability names -> bit mask */
+static uint64_t parse_caps(const char *s)
+{
+	char *copy, *tok, *save = NULL;
+	uint64_t mask = 0;
+	int i;
+
+	if (!strcasecmp(s, "none"))
+		return 0;
+	copy = strdup(s);
+	if (!copy)
+		usage("out of memory");
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!strncasecmp(tok, "cap_", 4))
+			tok += 4;
+		for (i = 0; i < NCAPS; i++)
+			if (!strcasecmp(tok, cap_names[i]))
+				break;
+		if (i == NCAPS)
+			usage("unknown capability name");
+		mask |= (uint64_t)1 << i;
+	}
+	free(copy);
+	if (!mask)
+		usage("empty capability list (use \"none\")");
+	return mask;
+}
+
+static void cap_die(const char *what)
+{
+	fprintf(stderr, "kt: -C: %s: %s\n", what, strerror(errno));
+	exit(2);
+}
+
+/* capget/capset through the raw system calls (no libcap) */
+static void caps_get(uint64_t *eff, uint64_t *prm, uint64_t *inh)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2];
+
+	if (syscall(SYS_capget, &hdr, data))
+		cap_die("capget");
+	*eff = data[0].effective | (uint64_t)data[1].effective << 32;
+	*prm = data[0].permitted | (uint64_t)data[1].permitted << 32;
+	*inh = data[0].inheritable | (uint64_t)data[1].inheritable << 32;
+}
+
+static void caps_set(uint64_t caps)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		data[i].effective = (uint32_t)(caps >> (32 * i));
+		data[i].permitted = data[i].effective;
+		data[i].inheritable = data[i].effective;
+	}
+	if (syscall(SYS_capset, &hdr, data))
+		cap_die("capset");
+}
+
+/*
+ * -C: the calling process (uid 0) gets exactly CAPS.  With CHANGED_UID == 0
+ * (no -u) the bounding set is reduced to CAPS first; otherwise the caller has
+ * already set PR_SET_KEEPCAPS and changed its uids, and CAPS are raised into
+ * the ambient set as well.
+ */
+static void restrict_caps(uint64_t caps, int changed_uid)
+{
+	uint64_t eff, prm, inh;
+	int cap;
+
+	if (!changed_uid) {
+		for (cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++)
+			if (!(cap < 64 && caps >> cap & 1) &&
+			    prctl(PR_CAPBSET_DROP, cap, 0, 0, 0))
+				cap_die("PR_CAPBSET_DROP");
+		if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0))
+			cap_die("PR_CAP_AMBIENT_CLEAR_ALL");
+	}
+	caps_set(caps);
+	if (changed_uid) {
+		for (cap = 0; cap < 64; cap++)
+			if (caps >> cap & 1 &&
+			    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, cap, 0, 0))
+				cap_die("PR_CAP_AMBIENT_RAISE");
+	}
+	caps_get(&eff, &prm, &inh);
+	if (eff != caps || prm != caps || inh != caps) {
+		fprintf(stderr, "kt: -C: wanted %#llx, have effective %#llx "
+			"permitted %#llx inheritable %#llx\n",
+			(unsigned long long)caps, (unsigned long long)eff,
+			(unsigned long long)prm, (unsigned long long)inh);
+		exit(2);
+	}
+	for (cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++) {
+		int want = cap < 64 && caps >> cap & 1;
+
+		if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, cap, 0, 0) !=
+		    (changed_uid && want) ||
+		    (!changed_uid && prctl(PR_CAPBSET_READ, cap, 0, 0, 0) != want)) {
+			fprintf(stderr, "kt: -C: ambient or bounding set wrong "
+				"for capability %d\n", cap);
+			exit(2);
+		}
+	}
+}
+
 #define NEED(n) do { if (argc != (n) + 2) usage("wrong number of arguments"); } while (0)
 
 int main(int argc, char *argv[])
 {
 	long uid = -1, gid = -1;
 	gid_t groups[32];
-	int ngroups = 0, opt;
+	int ngroups = 0, opt, have_caps = 0;
+	uint64_t caps = 0;
 	const char *op;
 	unsigned char *val;
 	size_t len;
 
-	while ((opt = getopt(argc, argv, "+u:g:G:")) != -1) {
+	while ((opt = getopt(argc, argv, "+u:g:G:C:")) != -1) {
 		switch (opt) {
 		case 'u':
 			uid = parse_long(optarg);
@@ -318,19 +465,27 @@ int main(int argc, char *argv[])
 		case 'G':
 			parse_groups(optarg, groups, &ngroups);
 			break;
+		case 'C':
+			caps = parse_caps(optarg);
+			have_caps = 1;
+			break;
 		default:
 			usage("unknown option");
 		}
 	}
 	if ((uid < 0) != (gid < 0))
 		usage("-u and -g go together");
+	if (have_caps && uid >= 0 && prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0))
+		cap_die("PR_SET_KEEPCAPS");
 	if (uid >= 0)
 		become(uid, gid, groups, ngroups);
+	if (have_caps)
+		restrict_caps(caps, uid >= 0);
 	/* from here on, argv[1] is the operation */
 	argc -= optind - 1;
 	argv += optind - 1;
 	if (argc < 3)
-		usage("usage: kt [-u UID -g GID [-G GIDS]] OP ARGS...");
+		usage("usage: kt [-u UID -g GID [-G GIDS]] [-C CAPS] OP ARGS...");
 	op = argv[1];
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
@@ -368,9 +523,11 @@ int main(int argc, char *argv[])
 		NEED(1);
 		return result(rmdir(argv[2]));
 	}
-	if (!strcmp(op, "rename") || !strcmp(op, "exchange") || !strcmp(op, "noreplace")) {
+	if (!strcmp(op, "rename") || !strcmp(op, "exchange") || !strcmp(op, "noreplace") ||
+	    !strcmp(op, "whiteout")) {
 		unsigned int flags = !strcmp(op, "exchange") ? RENAME_EXCHANGE :
-				     !strcmp(op, "noreplace") ? RENAME_NOREPLACE : 0;
+				     !strcmp(op, "noreplace") ? RENAME_NOREPLACE :
+				     !strcmp(op, "whiteout") ? RENAME_WHITEOUT : 0;
 		NEED(2);
 		return result(renameat2(AT_FDCWD, argv[2], AT_FDCWD, argv[3], flags));
 	}

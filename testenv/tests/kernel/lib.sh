@@ -77,6 +77,20 @@ kt_as() {
 	"$KT" -u "$_u" -g "$_g" -G "$_G" "$@"
 }
 
+# kt_cap WHO CAPS kt-args...
+#   The kt helper holding exactly the capabilities CAPS (kt -C: a comma-
+#   separated list without the CAP_ prefix, e.g. dac_override, or "none").
+#   WHO root: uid 0 with the bounding, permitted, effective and inheritable
+#   sets reduced to CAPS; WHO a test user: that user with CAPS in its
+#   permitted, effective, inheritable and ambient sets.
+kt_cap() {
+	local who=$1 caps=$2 _u _g _G
+	shift 2
+	[ "$who" = root ] && { "$KT" -C "$caps" "$@"; return; }
+	_cred "$who" || return 2
+	"$KT" -u "$_u" -g "$_g" -G "$_G" -C "$caps" "$@"
+}
+
 _outcome_matches() {	# want got
 	case "$1" in
 	DENIED) [ "$2" = EACCES ] || [ "$2" = EPERM ] ;;
@@ -98,6 +112,21 @@ expect() {
 		pass "$desc"
 	else
 		fail "$desc" "as $who: $* -> expected $want, got ${got:-nothing}"
+	fi
+}
+
+# expect_cap WANT WHO CAPS "description" kt-op args...
+#   As expect, with the helper run as kt_cap WHO CAPS.
+expect_cap() {
+	local want=$1 who=$2 caps=$3 desc=$4
+	shift 4
+	local got
+	got=$(kt_cap "$who" "$caps" "$@" 2>&1 | head -n1)
+	got=${got%% *}
+	if _outcome_matches "$want" "$got"; then
+		pass "$desc"
+	else
+		fail "$desc" "as $who with capabilities $caps: $* -> expected $want, got ${got:-nothing}"
 	fi
 }
 

@@ -35,6 +35,7 @@
 #   rcu         K-RCU         item 13: RCU-walk agrees with ref-walk
 #   invalid     K-INVAL       item 14: invalid xattr values: EINVAL, no change
 #   unmapped    K-UNMAPPED    M9: unmapped identifiers match nobody
+#   caps        K-CAPS        one capability buys no more on richacl than on plain ext4
 #   dmesg       K-DMESG       no BUG/WARNING/Oops in the kernel log
 set -u
 here=$(dirname "$(readlink -f "$0")")
@@ -83,7 +84,7 @@ mount -t ext4 "$PLAIN_DEV" "$P" 2>/dev/null && PLAIN_OK=1
 
 GROUPS_ALL=(mount posix mode_plain mode_rich create delete rename write_acl write_owner
 	write_attributes append append_fd owner_narrow chmod inherit auto_inherit equiv rcu invalid
-	unmapped dmesg)
+	unmapped caps dmesg)
 if [ $# -gt 0 ]; then
 	groups=("$@")
 else
