@@ -28,10 +28,17 @@ if [ -n "$want" ] || [ -n "${stamp_update:-}" ]; then
 fi
 if [ -n "$want" ]; then
 	echo "installing:$want"
+	# The samba packages would start smbd/nmbd on the host.  The project
+	# runs its own smbd in the guest and never touches the host's services,
+	# so a temporary policy-rc.d (the Debian mechanism, invoke-rc.d(8))
+	# keeps the packages from starting anything; an existing policy is left
+	# as it is.  Services that were running before stay running.
+	policy=/usr/sbin/policy-rc.d
+	if [ ! -e "$policy" ]; then
+		printf '#!/bin/sh\n# richacl testenv: no service starts during install-deps\nexit 101\n' > "$policy"
+		chmod 0755 "$policy"
+		trap 'rm -f "$policy"' EXIT
+	fi
 	apt-get install -y -qq --no-install-recommends $want >/dev/null
 fi
-# smbd must not run on the host: the project starts its own instances.
-systemctl disable --now smbd nmbd samba-ad-dc >/dev/null 2>&1 || true
-pkill -x smbd >/dev/null 2>&1 || true
-pkill -x nmbd >/dev/null 2>&1 || true
 echo "host dependencies ready"

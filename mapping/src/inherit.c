@@ -94,24 +94,19 @@ struct richacl *richacl_inherit(const struct richacl *dir_acl, bool isdir)
 }
 
 /*
- * The create mode limits the masks of an inherited acl, but only in the
- * permissions that mode bits can express: read (r), write (w, p, d) and
- * execute (x).  v28 used mask & mode_to_mask(bits), which also cleared every
- * bit a mode cannot express (D, A, C, o, R, W, e, E, and the always-allowed
- * a, c, S) from all three masks: a file created with mode 0666 under a
- * directory whose inheritable entries grant DELETE or WRITE_ACL then lost
- * those rights until somebody rewrote its acl.  Windows gives a new file its
- * inherited rights in full, and so must local creates (SEMANTICS.md S-I3,
- * S-K1).  The create mode says nothing about those bits, so it does not
- * limit them; the mode derived from the masks is the same either way.
- * The kernel series (patch 14) does the same.
+ * The create mode limits every class's mask of an inherited acl to what its
+ * permission bits stand for (v28, richacl_inherit_inode()): a program that
+ * creates a file with mode 0600 gets a file that nobody else can read or
+ * change, whatever the directory's inheritable entries say.  Rights that a
+ * mode cannot express (DELETE, WRITE_ACL, WRITE_OWNER, ...) are cleared from
+ * all three masks too; otherwise an inherited write_acl would let somebody
+ * chmod a private file open again (K-SEC-4).  smbd gives files it creates
+ * their inherited rights in full by storing the inherited acl again with
+ * maximum masks (vfs_richacl, S-I3).
  */
 static uint32_t limit_by_create_mode(uint32_t mask, mode_t bits)
 {
-	const uint32_t mode_bits = RICHACE_POSIX_MODE_READ | RICHACE_POSIX_MODE_WRITE |
-				   RICHACE_POSIX_MODE_EXEC;
-
-	return mask & (richacl_mode_to_mask(bits) | ~mode_bits);
+	return mask & richacl_mode_to_mask(bits);
 }
 
 /*

@@ -251,15 +251,19 @@ static const struct create_case create_cases[] = {
 	  "flags:map user:101:rw:a:deny user:102:rw:a:deny group:101:rw:a:deny "
 	  "owner@:rwpx:a:allow", "rwp", "", "" },
 	/*
-	 * S-I3: the create mode limits only what mode bits express (r, w/p/d,
-	 * x); inherited DELETE and WRITE_ACL survive a create with mode 0644.
-	 * owner: rwpxDC & (rwpd | non-rwx) = rwpDC; group: rwD & (r | non-rwx)
-	 * = rD; other: nothing; mode 0640 from the masks.
+	 * K-SEC-4 (v28): the create mode limits every class's mask, also in
+	 * the rights a mode cannot express.  owner: rwpxDC & rwpd = rwp;
+	 * group: rwD & r = r; other: nothing; mode 0640 from the masks.
 	 */
-	{ "S-I3 rights a mode cannot express are kept",
+	{ "K-SEC-4 the create mode limits every right",
 	  "owner@:rwpxDC:fd:allow user:1002:rwD:f:allow",
 	  S_IFREG | 0644, 022, S_IFREG | 0640,
-	  "flags:m owner@:rwpxDC::allow user:1002:rwD::allow", "rwpDC", "rD", "" },
+	  "flags:m owner@:rwpxDC::allow user:1002:rwD::allow", "rwp", "r", "" },
+	/* the same with create mode 0666: still no DELETE or WRITE_ACL */
+	{ "K-SEC-4 create mode 0666 grants no DELETE",
+	  "owner@:rwpxDC:fd:allow user:1002:rwD:f:allow",
+	  S_IFREG | 0666, 022, S_IFREG | 0660,
+	  "flags:m owner@:rwpxDC::allow user:1002:rwD::allow", "rwp", "rw", "" },
 };
 
 static void test_5_2_inherit_inode(void **state)
@@ -285,27 +289,35 @@ static void test_5_2_inherit_inode(void **state)
 }
 
 /*
- * S-I3 / S-K1: a file created (locally or through smbd) under a directory
- * whose inheritable entries grant DELETE and WRITE_ACL keeps those rights in
- * full, whatever rwx-only create mode the creator used.
+ * K-SEC-4: a file created with mode 0600 under a directory whose inheritable
+ * entries grant a group everything is private: the group can neither read
+ * it nor take the rights back with a chmod (write_acl) or delete it.  smbd
+ * restores the inherited rights in full on its own creates (vfs_richacl,
+ * S-I3); the library follows the kernel.
  */
-static void test_S_I3_inherited_delete_and_write_acl_work(void **state)
+static void test_K_SEC_4_create_mode_0600_is_private(void **state)
 {
 	struct richacl *parent = algo_acl("owner@:rwpxd:fd:allow "
-					  "group:2000:rwDC:fd:allow");
+					  "group:2000:rwpxDCo:fd:allow");
 	const uint32_t staff[] = { 2000 };
 	const struct richacl_cred bob = { 1002, 1002, 1, staff };
+	const struct richacl_cred alice = { 1001, 1001, 0, NULL };
 	const struct richacl_file file = { 1001, 1001, false };
 	struct richacl *acl = NULL;
 	mode_t mode = S_IFREG | 0600;
 
-	assert_int_equal(richacl_inherit_inode(parent, &mode, 022, &acl), 0);
+	(void)state;
+	assert_int_equal(richacl_inherit_inode(parent, &mode, 077, &acl), 0);
 	assert_non_null(acl);
-	assert_int_equal(richacl_permission(acl, &file, &bob, RICHACE_DELETE), 0);
-	assert_int_equal(richacl_permission(acl, &file, &bob, RICHACE_WRITE_ACL), 0);
-	/* the create mode 0600 still keeps the group class from reading */
-	assert_int_equal(richacl_permission(acl, &file, &bob, RICHACE_READ_DATA), -EACCES);
 	assert_int_equal(mode, S_IFREG | 0600);
+	assert_masks(acl, "rwp", "", "");
+	assert_int_equal(richacl_permission(acl, &file, &bob, RICHACE_READ_DATA), -EACCES);
+	assert_int_equal(richacl_permission(acl, &file, &bob, RICHACE_WRITE_ACL), -EACCES);
+	assert_int_equal(richacl_permission(acl, &file, &bob, RICHACE_WRITE_OWNER), -EACCES);
+	assert_int_equal(richacl_permission(acl, &file, &bob, RICHACE_DELETE), -EACCES);
+	/* the owner keeps what the owner class bits stand for */
+	assert_int_equal(richacl_permission(acl, &file, &alice, RICHACE_READ_DATA |
+					    RICHACE_WRITE_DATA | RICHACE_APPEND_DATA), 0);
 	richacl_free(acl);
 	richacl_free(parent);
 }
@@ -405,8 +417,8 @@ static bool has_inheritable(const struct richacl *acl, bool isdir)
 
 /*
  * Property (5.2): for random parent acls, create modes and umasks:
- * nothing inheritable -> mode & ~umask and no acl; otherwise nobody gets an
- * rwx bit beyond what the create mode gives the class, nobody gets more
+ * nothing inheritable -> mode & ~umask and no acl; otherwise nobody gets a
+ * right beyond what the create mode gives the class (K-SEC-4), nobody gets more
  * than the inherited acl grants, and a stored acl is masked (not
  * write_through) with the mode derived from its masks.
  */
@@ -415,7 +427,6 @@ static void test_5_2_inherit_inode_random(void **state)
 	const struct algo_acl_shape shape = {
 		.max_entries = 6, .acl_flags = RICHACL_AUTO_INHERIT | RICHACL_PROTECTED,
 	};
-	const uint32_t rwx = algo_perms("rwpxd");
 	unsigned int i, n = algo_iterations(10000), stored = 0, as_mode = 0, none = 0;
 	unsigned long checks = 0;
 	struct algo_cred_set set;
@@ -476,8 +487,8 @@ static void test_5_2_inherit_inode_random(void **state)
 				checks++;
 				assert_int_equal(richacl_permission(inherited, &file, cred,
 								    bits[b]), 0);
-				if (bits[b] & rwx)
-					assert_true(bits[b] & limit);
+				/* K-SEC-4: the create mode limits every right */
+				assert_true(bits[b] & limit);
 			}
 		}
 		if (effective != acl)
@@ -605,7 +616,7 @@ int main(void)
 		cmocka_unit_test(test_5_1_nothing_inheritable),
 		cmocka_unit_test(test_M9_inherit_unmapped),
 		cmocka_unit_test(test_5_3_auto_inherit),
-		cmocka_unit_test(test_S_I3_inherited_delete_and_write_acl_work),
+		cmocka_unit_test(test_K_SEC_4_create_mode_0600_is_private),
 		cmocka_unit_test(test_5_4_merge),
 		cmocka_unit_test(test_5_2_inherit_inode_random),
 		cmocka_unit_test(test_inherit_bad_input),

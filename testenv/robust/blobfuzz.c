@@ -269,8 +269,11 @@ static bool unchanged(const struct target *t)
 	       (t->len < 0 || !memcmp(now.blob, t->blob, (size_t)t->len));
 }
 
-/* after an accepted set: the store rule applied to the decoded acl */
-static bool stored_as(const struct target *t, const struct richacl *acl)
+/*
+ * after an accepted set: the store rule applied to the decoded acl (the
+ * kernel computes the file masks of an acl that is not masked)
+ */
+static bool stored_as(const struct target *t, struct richacl *acl)
 {
 	struct target now = *t;
 	mode_t m = t->mode;
@@ -280,6 +283,8 @@ static bool stored_as(const struct target *t, const struct richacl *acl)
 	snapshot(&now);
 	if (!acl)	/* removed */
 		return now.len < 0 && now.mode == t->mode;
+	if (!(acl->a_flags & RICHACL_MASKED))
+		richacl_compute_max_masks(acl);
 	if (richacl_equiv_mode(acl, &m) == 0)
 		return now.len < 0 && now.mode == m;
 	n = richacl_to_xattr(acl, buf, sizeof(buf));

@@ -291,14 +291,18 @@ static void obj_set_model_acl(struct obj *o, struct richacl *acl)
 }
 
 /*
- * The store rule (ext4_set_richacl): an acl equivalent to the mode is not
- * stored, only the permission bits; otherwise the acl is stored and the
- * permission bits become richacl_masks_to_mode().  Other mode bits stay.
+ * The store rule (set_richacl, ext4_set_richacl): the file masks of an acl
+ * without the masked flag are computed (richacl_compute_max_masks); an acl
+ * equivalent to the mode is not stored, only the permission bits;
+ * otherwise the acl is stored and the permission bits become
+ * richacl_masks_to_mode().  Other mode bits stay.
  */
 static void model_store(struct obj *o, struct richacl *acl)
 {
 	mode_t m = o->mode;
 
+	if (acl && !(acl->a_flags & RICHACL_MASKED))
+		richacl_compute_max_masks(acl);
 	if (acl && richacl_equiv_mode(acl, &m) == 0) {
 		o->mode = m;
 		richacl_free(acl);

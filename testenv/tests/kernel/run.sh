@@ -17,6 +17,7 @@
 # Groups (check IDs are <ID>-<n>) and the SEMANTICS.md section 3 item each
 # one proves (items numbered in the order section 3 lists them, 1-15):
 #   mount       K-MOUNT       the ext4 richacl feature bit; POSIX ACLs off there
+#   kunit       K-KUNIT       the fs/richacl.c KUnit suite (run at boot)
 #   posix       K-POSIX       item 15: plain ext4 keeps POSIX ACLs
 #   mode_plain  K-MODE-PLAIN  item 15: POSIX mode semantics (reference matrix)
 #   mode_rich   K-MODE-RICH   the same matrix on the richacl fs, no acl set
@@ -35,6 +36,18 @@
 #   rcu         K-RCU         item 13: RCU-walk agrees with ref-walk
 #   invalid     K-INVAL       item 14: invalid xattr values: EINVAL, no change
 #   unmapped    K-UNMAPPED    M9: unmapped identifiers match nobody
+#   ksec1       K-SEC-1       the chmod permission does not hand out set-id bits
+#   ksec2       K-SEC-2       setting a richacl clears setgid outside the group
+#   ksec3       K-SEC-3       DAC capabilities do not buy MAY_DELETE_SELF
+#   ksec4       K-SEC-4       the create mode limits every class's file mask
+#   ksec5       K-SEC-5       overlayfs refuses richacl layers
+#   ksec6       K-SEC-6       a rename whiteout needs add_file in the source dir
+#   ksec7       K-SEC-7       take_ownership works on set-id files, clears them
+#   ksec8       K-SEC-8       append-only opens ask only the acl
+#   ksec9       K-SEC-9       idmapped refusal only on richacl inodes
+#   attack1..10 K-ATTACK-n    a second outside attack (t-70-attack.sh): set-id
+#                             bits, append-only opens, renames, RCU walk,
+#                             malformed values, capabilities, the mode bound
 #   caps        K-CAPS        one capability buys no more on richacl than on plain ext4
 #   dmesg       K-DMESG       no BUG/WARNING/Oops in the kernel log
 set -u
@@ -82,9 +95,10 @@ fi
 PLAIN_OK=0
 mount -t ext4 "$PLAIN_DEV" "$P" 2>/dev/null && PLAIN_OK=1
 
-GROUPS_ALL=(mount posix mode_plain mode_rich create delete rename write_acl write_owner
+GROUPS_ALL=(mount kunit posix mode_plain mode_rich create delete rename write_acl write_owner
 	write_attributes append append_fd owner_narrow chmod inherit auto_inherit equiv rcu invalid
-	unmapped caps dmesg)
+	unmapped ksec1 ksec2 ksec3 ksec4 ksec5 ksec6 ksec7 ksec8 ksec9
+	attack1 attack2 attack3 attack4 attack5 attack6 attack7 attack8 attack9 attack10 caps dmesg)
 if [ $# -gt 0 ]; then
 	groups=("$@")
 else
