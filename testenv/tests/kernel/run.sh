@@ -48,6 +48,8 @@
 #   attack1..10 K-ATTACK-n    a second outside attack (t-70-attack.sh): set-id
 #                             bits, append-only opens, renames, RCU walk,
 #                             malformed values, capabilities, the mode bound
+#   attack2_1..7 K-ATTACK2-n  a third outside attack (t-80-attack2.sh) on the fixes
+#                             of the second: set-id bits, kill-suid, devices, masks
 #   caps        K-CAPS        one capability buys no more on richacl than on plain ext4
 #   dmesg       K-DMESG       no BUG/WARNING/Oops in the kernel log
 set -u
@@ -98,7 +100,8 @@ mount -t ext4 "$PLAIN_DEV" "$P" 2>/dev/null && PLAIN_OK=1
 GROUPS_ALL=(mount kunit posix mode_plain mode_rich create delete rename write_acl write_owner
 	write_attributes append append_fd owner_narrow chmod inherit auto_inherit equiv rcu invalid
 	unmapped ksec1 ksec2 ksec3 ksec4 ksec5 ksec6 ksec7 ksec8 ksec9
-	attack1 attack2 attack3 attack4 attack5 attack6 attack7 attack8 attack9 attack10 caps dmesg)
+	attack1 attack2 attack3 attack4 attack5 attack6 attack7 attack8 attack9 attack10
+	attack2_1 attack2_2 attack2_3 attack2_4 attack2_5 attack2_6 attack2_7 caps dmesg)
 if [ $# -gt 0 ]; then
 	groups=("$@")
 else

@@ -123,15 +123,20 @@ int main(int argc, char **argv)
 }
 CEOF
 
-# Build the helper once per run; prints a FAIL line and returns 1 on error.
-atk_build() {
-	[ -x "$ATK" ] && return 0
+# build_c_helper PATH SOURCE NAME: compile SOURCE into PATH once per run;
+# prints a FAIL line and returns 1 on error.
+build_c_helper() {
+	[ -x "$1" ] && return 0
 	local out
-	printf '%s\n' "$ATK_SRC" >"$ATK.c"
-	if ! out=$(gcc -std=gnu11 -O0 -o "$ATK" "$ATK.c" 2>&1); then
-		fail "setup: compile the attack helper" "gcc failed" "$out"
+	printf '%s\n' "$2" >"$1.c"
+	if ! out=$(gcc -std=gnu11 -O0 -o "$1" "$1.c" 2>&1); then
+		fail "setup: compile the $3" "gcc failed" "$out"
 		return 1
 	fi
+}
+
+atk_build() {
+	build_c_helper "$ATK" "$ATK_SRC" "attack helper"
 }
 
 # atk_as WHO op args...: the helper as root or as a test user (setpriv).
