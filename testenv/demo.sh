@@ -12,8 +12,7 @@
 # too when nothing on the host uses it, so that smbcacls works directly).
 # The guest (testenv/smb/guest-demo.sh) prints how to connect.  Files live
 # in $RICHACL_DEMO_DIR (default /tmp/richacl-demo) and are made anew each run.
-# RICHACL_DEMO_NO_INSTALL=1 skips install-deps.sh (which also stops any smbd
-# running on the host).
+# RICHACL_DEMO_NO_INSTALL=1 skips install-deps.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
