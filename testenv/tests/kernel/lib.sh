@@ -105,13 +105,18 @@ _outcome_matches() {	# want got
 expect() {
 	local want=$1 who=$2 desc=$3
 	shift 3
-	local got
-	got=$(kt_as "$who" "$@" 2>&1 | head -n1)
-	got=${got%% *}
+	_expect_outcome "$want" "$desc" "as $who: $*" "$(kt_as "$who" "$@" 2>&1 | head -n1)"
+}
+
+# _expect_outcome WANT "description" "what ran" OUTPUT-LINE
+#   The check behind the expect* helpers: the first word of the helper's
+#   output line is its outcome (OK or an errno name).
+_expect_outcome() {
+	local want=$1 desc=$2 what=$3 got=${4%% *}
 	if _outcome_matches "$want" "$got"; then
 		pass "$desc"
 	else
-		fail "$desc" "as $who: $* -> expected $want, got ${got:-nothing}"
+		fail "$desc" "$what -> expected $want, got ${got:-nothing}"
 	fi
 }
 
@@ -120,14 +125,8 @@ expect() {
 expect_cap() {
 	local want=$1 who=$2 caps=$3 desc=$4
 	shift 4
-	local got
-	got=$(kt_cap "$who" "$caps" "$@" 2>&1 | head -n1)
-	got=${got%% *}
-	if _outcome_matches "$want" "$got"; then
-		pass "$desc"
-	else
-		fail "$desc" "as $who with capabilities $caps: $* -> expected $want, got ${got:-nothing}"
-	fi
+	_expect_outcome "$want" "$desc" "as $who with capabilities $caps: $*" \
+		"$(kt_cap "$who" "$caps" "$@" 2>&1 | head -n1)"
 }
 
 # expect_sh WANT WHO "description" shell-command [args...]

@@ -20,9 +20,11 @@ IFS= read -r -d '' ATK_SRC <<'CEOF'
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 struct move_extent {
@@ -51,6 +53,18 @@ static int oa(const char *p, int fl)
 		exit(1);
 	}
 	return fd;
+}
+
+static int usock(const char *p, int do_bind)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int s = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (s < 0)
+		return res(-1, "");
+	strncpy(a.sun_path, p, sizeof(a.sun_path) - 1);
+	if (do_bind)
+		return res(bind(s, (struct sockaddr *)&a, sizeof(a)), "");
+	return res(connect(s, (struct sockaddr *)&a, sizeof(a)), "");
 }
 
 int main(int argc, char **argv)
@@ -118,6 +132,22 @@ int main(int argc, char **argv)
 		snprintf(b, sizeof(b), "/proc/self/fd/%d", fd);
 		return res(linkat(AT_FDCWD, b, AT_FDCWD, argv[4], AT_SYMLINK_FOLLOW), "link:");
 	}
+	if (!strcmp(op, "trunc") && argc == 3)		/* truncate(2) by path */
+		return res(truncate(argv[2], 0), "");
+	if (!strcmp(op, "cfrw") && argc == 4) {		/* SRC -> DST (O_WRONLY) at 0 */
+		loff_t off = 0;
+		fd = oa(argv[2], O_RDONLY);
+		fd2 = oa(argv[3], O_WRONLY);
+		return res(copy_file_range(fd, NULL, fd2, &off, 4, 0), "");
+	}
+	if (!strcmp(op, "fallocz") && argc == 3) {	/* O_WRONLY|O_APPEND, fallocate mode 0 */
+		fd = oa(argv[2], O_WRONLY | O_APPEND);
+		return res(fallocate(fd, 0, 0, 8192), "");
+	}
+	if (!strcmp(op, "ubind") && argc == 3)		/* bind a unix socket at PATH */
+		return usock(argv[2], 1);
+	if (!strcmp(op, "uconn") && argc == 3)		/* connect to the unix socket at PATH */
+		return usock(argv[2], 0);
 	fprintf(stderr, "atk: bad usage\n");
 	return 2;
 }
@@ -148,15 +178,9 @@ atk_as() {
 
 # expect_atk WANT WHO "description" op args...  (like expect, with the helper)
 expect_atk() {
-	local want=$1 who=$2 desc=$3 got
+	local want=$1 who=$2 desc=$3
 	shift 3
-	got=$(atk_as "$who" "$@")
-	got=${got%% *}
-	if _outcome_matches "$want" "$got"; then
-		pass "$desc"
-	else
-		fail "$desc" "as $who: atk $* -> expected $want, got ${got:-nothing}"
-	fi
+	_expect_outcome "$want" "$desc" "as $who: atk $*" "$(atk_as "$who" "$@")"
 }
 
 # Raw system.richacl values in hex (little endian).

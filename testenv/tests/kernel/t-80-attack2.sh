@@ -7,7 +7,7 @@
 # Every check asserts the SECURE outcome (plain ext4/POSIX or the richacl
 # semantics), so a FAIL is a hole; checks marked "legit:" prove that the
 # feature next to the hole still works (a fix that refuses everything fails
-# them).  Reuses rhdr/race/setid_of/raw_acl/atk_build/atk_as from
+# them).  Reuses rhdr/race/setid_of/raw_acl/atk_build/atk_as/expect_atk from
 # t-70-attack.sh (all t-*.sh files are sourced).
 #
 # Findings: K-ATTACK2-2 (a non-owner write_acl holder with CAP_FSETID kept
@@ -19,96 +19,6 @@
 #
 # Users: alice 1001, bob 1002 (staff), carol 1003 (staff), 1005 (no groups,
 # "dave": not in staff).
-
-ATK2=/tmp/kt-attack2-helper
-ATK2_SRC=
-IFS= read -r -d '' ATK2_SRC <<'CEOF'
-#define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
-#include <unistd.h>
-
-static int res(long r)
-{
-	if (r < 0) {
-		const char *n = strerrorname_np(errno);
-		printf("%s\n", n ? n : "E?");
-		return 1;
-	}
-	printf("OK\n");
-	return 0;
-}
-
-static int oa(const char *p, int fl)
-{
-	int fd = open(p, fl);
-	if (fd < 0) {
-		const char *n = strerrorname_np(errno);
-		printf("open:%s\n", n ? n : "E?");
-		exit(1);
-	}
-	return fd;
-}
-
-static int usock(const char *p, int do_bind)
-{
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	int s = socket(AF_UNIX, SOCK_STREAM, 0);
-	if (s < 0)
-		return res(-1);
-	strncpy(a.sun_path, p, sizeof(a.sun_path) - 1);
-	if (do_bind)
-		return res(bind(s, (struct sockaddr *)&a, sizeof(a)));
-	return res(connect(s, (struct sockaddr *)&a, sizeof(a)));
-}
-
-int main(int argc, char **argv)
-{
-	const char *op = argc > 1 ? argv[1] : "";
-	int fd, fd2;
-
-	if (!strcmp(op, "trunc") && argc == 3)		/* truncate(2) by path */
-		return res(truncate(argv[2], 0));
-	if (!strcmp(op, "cfrw") && argc == 4) {		/* SRC -> DST (O_WRONLY) at 0 */
-		loff_t off = 0;
-		fd = oa(argv[2], O_RDONLY);
-		fd2 = oa(argv[3], O_WRONLY);
-		return res(copy_file_range(fd, NULL, fd2, &off, 4, 0));
-	}
-	if (!strcmp(op, "fallocz") && argc == 3) {	/* O_WRONLY|O_APPEND, fallocate mode 0 */
-		fd = oa(argv[2], O_WRONLY | O_APPEND);
-		return res(fallocate(fd, 0, 0, 8192));
-	}
-	if (!strcmp(op, "ubind") && argc == 3)
-		return usock(argv[2], 1);
-	if (!strcmp(op, "uconn") && argc == 3)
-		return usock(argv[2], 0);
-	fprintf(stderr, "atk2: bad usage\n");
-	return 2;
-}
-CEOF
-
-atk2_build() {
-	build_c_helper "$ATK2" "$ATK2_SRC" "attack2 helper"
-}
-
-# expect_atk2 WANT WHO "description" op args...
-expect_atk2() {
-	local want=$1 who=$2 desc=$3 got
-	shift 3
-	got=$(as "$who" "$ATK2" "$@" 2>&1 | head -n1)
-	got=${got%% *}
-	if _outcome_matches "$want" "$got"; then
-		pass "$desc"
-	else
-		fail "$desc" "as $who: atk2 $* -> expected $want, got ${got:-nothing}"
-	fi
-}
 
 # the set-id bits of a file as 0, 2000, 4000 or 6000 (octal text)
 sid_of() { printf '%o' $(($(stat -c 0%a "$1") & 06000)); }
@@ -265,7 +175,7 @@ t_attack2_2() {
 t_attack2_3() {
 	group_begin K-ATTACK2-3 "modifying a set-id file clears the bits, never touches the acl"
 	require_richacl || return
-	atk2_build || return
+	atk_build || return
 	local B=$R/attack2_3 f a x
 	local -A before
 	fresh_dir "$B"
@@ -285,13 +195,13 @@ t_attack2_3() {
 	check_eq "append: S_ISUID cleared" 0 "$(sid_of "$B/ap")"
 	expect OK carol "legit: carol fallocates KEEP_SIZE on her append-only fd" fdop "$B/fa" wa allocate
 	echo "# fa after fallocate KEEP_SIZE: $(mode_of "$B/fa")"
-	expect_atk2 OK carol "legit: carol fallocates (mode 0, extends) on her append-only fd" fallocz "$B/fz"
+	expect_atk OK carol "legit: carol fallocates (mode 0, extends) on her append-only fd" fallocz "$B/fz"
 	echo "# fz after fallocate mode 0: $(mode_of "$B/fz")"
-	expect_atk2 OK bob "legit: bob (write_data) truncates the setuid file by path" trunc "$B/tr"
+	expect_atk OK bob "legit: bob (write_data) truncates the setuid file by path" trunc "$B/tr"
 	check_eq "truncate: S_ISUID cleared" 0 "$(sid_of "$B/tr")"
 	expect OK bob "legit: bob ftruncates it" fdop "$B/ft" w ftruncate
 	check_eq "ftruncate: S_ISUID cleared" 0 "$(sid_of "$B/ft")"
-	expect_atk2 OK bob "legit: bob copy_file_range's into it" cfrw "$B/src" "$B/cf"
+	expect_atk OK bob "legit: bob copy_file_range's into it" cfrw "$B/src" "$B/cf"
 	check_eq "copy_file_range: S_ISUID cleared" 0 "$(sid_of "$B/cf")"
 	expect OK carol "legit: carol appends to the setgid (g+x) file" write "$B/sg" wa x
 	check_eq "append: S_ISGID cleared" 0 "$(sid_of "$B/sg")"
@@ -299,8 +209,8 @@ t_attack2_3() {
 		check_eq "$f: the acl is byte for byte unchanged" "${before[$f]}" "$(xattr_of "$B/$f")"
 		expect DENIED carol "$f: carol still cannot overwrite" open "$B/$f" w
 	done
-	expect_atk2 DENIED carol "carol (append only) cannot truncate by path" trunc "$B/ap"
-	expect_atk2 open:EACCES carol "carol cannot open a write fd for copy_file_range" cfrw "$B/src" "$B/ap"
+	expect_atk DENIED carol "carol (append only) cannot truncate by path" trunc "$B/ap"
+	expect_atk open:EACCES carol "carol cannot open a write fd for copy_file_range" cfrw "$B/src" "$B/ap"
 	if [ "$PLAIN_OK" = 1 ]; then
 		local P2=$P/attack2_3
 		fresh_dir "$P2"
@@ -309,7 +219,7 @@ t_attack2_3() {
 		S chmod 4755 "$P2/tr"
 		S setfacl -m u:1002:rwx "$P2/tr"
 		x=$(getfacl -cn "$P2/tr" 2>/dev/null | tr '\n' ' ')
-		expect_atk2 OK bob "plain reference: bob truncates the setuid file" trunc "$P2/tr"
+		expect_atk OK bob "plain reference: bob truncates the setuid file" trunc "$P2/tr"
 		check_eq "plain reference: S_ISUID cleared" 0 "$(sid_of "$P2/tr")"
 		check_eq "plain reference: the POSIX acl is unchanged" "$x" "$(getfacl -cn "$P2/tr" 2>/dev/null | tr '\n' ' ')"
 	fi
@@ -365,12 +275,12 @@ t_attack2_4() {
 t_attack2_5() {
 	group_begin K-ATTACK2-5 "append-only access to non-regular files"
 	require_richacl || return
-	atk2_build || return
+	atk_build || return
 	local B=$R/attack2_5 a
 	fresh_dir "$B"
 	S mkfifo "$B/fifo"
 	S mknod "$B/null" c 1 3
-	S "$ATK2" ubind "$B/sock"
+	S "$ATK" ubind "$B/sock"
 	S mkdir "$B/dir"
 	printf 'log\n' >"$B/reg"
 	S chown alice:alice "$B/fifo" "$B/null" "$B/sock" "$B/dir" "$B/reg"
@@ -391,8 +301,8 @@ t_attack2_5() {
 	expect OK carol "legit: chardev: carol (write_data) writes with O_APPEND" write "$B/null" wa x
 	expect OK carol "legit: chardev: carol opens O_WRONLY" open "$B/null" w
 	expect OK bob "legit: chardev: bob may still read" open "$B/null" r
-	expect_atk2 EACCES bob "socket: bob (read+append, no write_data) cannot connect" uconn "$B/sock"
-	expect_atk2 ECONNREFUSED carol "legit: socket: carol (write_data) passes the permission check" uconn "$B/sock"
+	expect_atk EACCES bob "socket: bob (read+append, no write_data) cannot connect" uconn "$B/sock"
+	expect_atk ECONNREFUSED carol "legit: socket: carol (write_data) passes the permission check" uconn "$B/sock"
 	expect OK bob "legit: dir: bob (read) opens the directory O_RDONLY|O_APPEND" open "$B/dir" ra
 	expect EISDIR bob "dir: O_WRONLY|O_APPEND on a directory is EISDIR" open "$B/dir" wa
 	expect EISDIR carol "dir: carol (append_data = add_subdirectory) gets EISDIR too" open "$B/dir" wa
