@@ -106,22 +106,27 @@ res=$out/guest/smb
 # 5. counting
 pass=0
 fail=$setup_fail
-if [ -f "$res/s-suite.txt" ]; then
-	grep -E '^(ok|FAIL) ' "$res/s-suite.txt"
-	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$res/s-suite.txt" | tail -n1)
-	if [ -n "$line" ]; then
-		pass=$((pass + $(cut -d' ' -f1 <<<"$line")))
-		fail=$((fail + $(cut -d' ' -f3 <<<"$line")))
-		note "S-* suite: $line"
+count_suite() {	# file name
+	local f=$1 name=$2 line
+	if [ -f "$f" ]; then
+		grep -E '^(ok|FAIL) ' "$f"
+		line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$f" | tail -n1)
+		if [ -n "$line" ]; then
+			pass=$((pass + $(cut -d' ' -f1 <<<"$line")))
+			fail=$((fail + $(cut -d' ' -f3 <<<"$line")))
+			note "$name suite: $line"
+		elif ! printf '%s\n' "${guest_args[@]}" | grep -qx -- --no-suite; then
+			fail=$((fail + 1))
+			echo "FAIL $name suite: no summary line (see $f)"
+			tail -n 20 "$f" | sed 's/^/  | /'
+		fi
 	elif ! printf '%s\n' "${guest_args[@]}" | grep -qx -- --no-suite; then
 		fail=$((fail + 1))
-		echo "FAIL S-* suite: no summary line (see $res/s-suite.txt)"
-		tail -n 20 "$res/s-suite.txt" | sed 's/^/  | /'
+		echo "FAIL $name suite: did not run"
 	fi
-elif ! printf '%s\n' "${guest_args[@]}" | grep -qx -- --no-suite; then
-	fail=$((fail + 1))
-	echo "FAIL S-* suite: did not run"
-fi
+}
+count_suite "$res/s-suite.txt" "S-*"
+count_suite "$res/k2-suite.txt" "S-K2"
 
 if [ -d "$res/torture" ]; then
 	md_args=()

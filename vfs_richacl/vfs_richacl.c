@@ -31,9 +31,11 @@
 #include "system/filesys.h"
 #include "smbd/smbd.h"
 #include "librpc/gen_ndr/idmap.h"
+#include "librpc/gen_ndr/auth.h"
 #include "librpc/gen_ndr/ndr_security.h"
 #include "../libcli/security/security.h"
 #include "passdb/lookup_sid.h"
+#include "lib/winbind_util.h"
 
 #include "richacl.h"
 #include "richacl_ntsd.h"
@@ -54,10 +56,30 @@ static const struct enum_list richacl_chmod_modes[] = {
 	{ -1, NULL },
 };
 
+/* What to do with a SID that is known to map to no unix id. */
+enum richacl_unmapped_mode {
+	RICHACL_UNMAPPED_KEEP,		/* store an entry that matches nobody */
+	RICHACL_UNMAPPED_REFUSE,	/* refuse the descriptor */
+};
+
+static const struct enum_list richacl_unmapped_modes[] = {
+	{ RICHACL_UNMAPPED_KEEP, "keep" },
+	{ RICHACL_UNMAPPED_REFUSE, "refuse" },
+	{ -1, NULL },
+};
+
 struct richacl_config {
 	enum richacl_chmod_mode chmod_mode;
+	enum richacl_unmapped_mode unmapped_sids;
 	bool fix_create_masks;
+	/*
+	 * winbindd answered when the share was connected: a SID without an
+	 * id may then mean an identity-mapping outage, not "no mapping".
+	 */
+	bool winbind_expected;
 	bool warned_unsupported;
+	/* richacl_fsetxattr() refused smbd's root-acting DOS attribute write */
+	bool dos_write_refused;
 };
 
 /*
@@ -162,15 +184,32 @@ static bool richacl_dom_sid_to_nt_sid(const struct dom_sid *in,
 	return true;
 }
 
+/*
+ * SID -> id through Samba's idmap (ctx: the share's struct richacl_config).
+ * sids_to_unixids() answers ID_TYPE_NOT_SPECIFIED both for a SID that has
+ * no mapping and for one it could not ask winbindd about.  If winbindd
+ * answered at connect time and does not answer now, the SID is refused
+ * (-EAGAIN): storing it as an entry that matches nobody would turn a
+ * domain deny into one that denies nothing, for good.
+ */
 static int richacl_resolve_sid(void *ctx, const struct nt_sid *sid,
 			       enum richacl_id_type *type, uint32_t *id)
 {
+	const struct richacl_config *config = ctx;
 	struct dom_sid dsid;
+	struct dom_sid_buf buf;
 	struct unixid uxid = { .type = ID_TYPE_NOT_SPECIFIED };
 
 	richacl_nt_sid_to_dom_sid(sid, &dsid);
 	if (!sids_to_unixids(&dsid, 1, &uxid)) {
 		return -EIO;
+	}
+	if (uxid.type == ID_TYPE_NOT_SPECIFIED && config != NULL &&
+	    config->winbind_expected && !winbind_ping()) {
+		DBG_ERR("SID %s has no unix id and winbindd does not answer: "
+			"refusing it rather than storing an entry that "
+			"matches nobody\n", dom_sid_str_buf(&dsid, &buf));
+		return -EAGAIN;
 	}
 	switch (uxid.type) {
 	case ID_TYPE_UID:
@@ -213,12 +252,18 @@ static int richacl_resolve_gid(void *ctx, uint32_t gid, struct nt_sid *sid)
 	return 0;
 }
 
-static const struct richacl_resolver richacl_samba_resolver = {
-	.ctx = NULL,
-	.sid_to_id = richacl_resolve_sid,
-	.uid_to_sid = richacl_resolve_uid,
-	.gid_to_sid = richacl_resolve_gid,
-};
+/* The resolver of a share (config NULL: no policy, no outage check). */
+static struct richacl_resolver richacl_resolver(struct richacl_config *config)
+{
+	return (struct richacl_resolver) {
+		.ctx = config,
+		.sid_to_id = richacl_resolve_sid,
+		.uid_to_sid = richacl_resolve_uid,
+		.gid_to_sid = richacl_resolve_gid,
+		.refuse_unmapped = config != NULL &&
+			config->unmapped_sids == RICHACL_UNMAPPED_REFUSE,
+	};
+}
 
 /* ---- security descriptor conversion ---- */
 
@@ -508,7 +553,9 @@ static NTSTATUS richacl_fget_nt_acl(struct vfs_handle_struct *handle,
 				    struct security_descriptor **ppdesc)
 {
 	TALLOC_CTX *frame = talloc_stackframe();
+	struct richacl_config *config = NULL;
 	struct richacl_error err = { .code = 0 };
+	struct richacl_resolver res;
 	struct richacl_map_file file;
 	struct richacl *acl = NULL;
 	struct nt_sd *ntsd = NULL;
@@ -516,6 +563,9 @@ static NTSTATUS richacl_fget_nt_acl(struct vfs_handle_struct *handle,
 	NTSTATUS status;
 	int ret;
 
+	SMB_VFS_HANDLE_GET_DATA(handle, config, struct richacl_config,
+				TALLOC_FREE(frame);
+				return NT_STATUS_INTERNAL_ERROR);
 	fsp = metadata_fsp(fsp);
 
 	status = vfs_stat_fsp(fsp);
@@ -550,8 +600,9 @@ static NTSTATUS richacl_fget_nt_acl(struct vfs_handle_struct *handle,
 		.group = st->st_ex_gid,
 		.isdir = S_ISDIR(st->st_ex_mode),
 	};
+	res = richacl_resolver(config);
 	ret = richacl_to_nt_sd(acl, st->st_ex_mode, &file, security_info,
-			       &richacl_samba_resolver, &ntsd, &err);
+			       &res, &ntsd, &err);
 	if (ret != 0) {
 		if (ret == -ENOMEM) {
 			TALLOC_FREE(frame);
@@ -623,12 +674,37 @@ static void richacl_log_rejected(const struct files_struct *fsp,
 	}
 }
 
+/* Log each entry of acl that names a SID without a unix id (DBG_NOTICE). */
+static void richacl_log_unmapped(const struct files_struct *fsp,
+				 const struct richacl *acl)
+{
+	const struct richace *ace = NULL;
+
+	if (!CHECK_DEBUGLVL(DBGLVL_NOTICE)) {
+		return;
+	}
+	richacl_for_each_entry(ace, acl) {
+		if (!richace_is_unmapped(ace)) {
+			continue;
+		}
+		DBG_NOTICE("%s: storing an %s entry for %s, which has no unix "
+			   "id: it grants and denies nobody, in smbd and in "
+			   "the kernel alike\n", fsp_str_dbg(fsp),
+			   richace_is_deny(ace) ? "inert deny" : "allow",
+			   ace->e_who);
+	}
+}
+
 /*
  * The DACL of psd as the richacl, and the encoding of the acl to store for
  * it (richacl_to_store()), that a file with the owner, group and type of
- * file gets (M7-M12).  Changes nothing.
+ * file gets (M7-M12).  Changes nothing.  A SID without a unix id in a deny
+ * ACE (or in any ACE under "richacl:unmapped sids = refuse") is refused
+ * with NT_STATUS_NONE_MAPPED, and a SID that cannot be resolved because
+ * winbindd does not answer with NT_STATUS_NO_SUCH_DOMAIN.
  */
 static NTSTATUS richacl_from_sd(TALLOC_CTX *mem_ctx,
+				struct richacl_config *config,
 				const struct files_struct *fsp,
 				const struct security_descriptor *psd,
 				const struct richacl_map_file *file,
@@ -636,6 +712,7 @@ static NTSTATUS richacl_from_sd(TALLOC_CTX *mem_ctx,
 				DATA_BLOB *blob)
 {
 	struct richacl_error err = { .code = 0 };
+	struct richacl_resolver res = richacl_resolver(config);
 	struct nt_sd *ntsd = NULL;
 	struct richacl *acl = NULL;
 	struct richacl *stored = NULL;
@@ -646,12 +723,24 @@ static NTSTATUS richacl_from_sd(TALLOC_CTX *mem_ctx,
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
-	ret = richacl_from_nt_sd(ntsd, file, &richacl_samba_resolver, &acl,
-				 &err);
-	if (ret != 0) {
+	ret = richacl_from_nt_sd(ntsd, file, &res, &acl, &err);
+	switch (ret) {
+	case 0:
+		break;
+	case -ENOMEM:
+		return NT_STATUS_NO_MEMORY;
+	case -ENOENT:
 		richacl_log_rejected(fsp, psd, &err);
-		return ret == -EINVAL ? NT_STATUS_INVALID_PARAMETER
-				      : map_nt_error_from_unix(-ret);
+		return NT_STATUS_NONE_MAPPED;
+	case -EAGAIN:
+		richacl_log_rejected(fsp, psd, &err);
+		return NT_STATUS_NO_SUCH_DOMAIN;
+	case -EINVAL:
+		richacl_log_rejected(fsp, psd, &err);
+		return NT_STATUS_INVALID_PARAMETER;
+	default:
+		richacl_log_rejected(fsp, psd, &err);
+		return map_nt_error_from_unix(-ret);
 	}
 	if (!richacl_talloc_own(mem_ctx, acl)) {
 		return NT_STATUS_NO_MEMORY;
@@ -674,35 +763,89 @@ static NTSTATUS richacl_from_sd(TALLOC_CTX *mem_ctx,
 }
 
 /*
- * Store acl right after fsp changed owner.  The caller may no longer own
- * the file; smbd has checked WRITE_DAC on the handle already, as for any
- * DACL change, so then the acl is stored as root, as Samba's other ACL
- * modules do after a successful chown.  If the acl cannot be stored, the
- * old owner is put back: no half change (M7).
+ * Change the owner and/or group of fsp ((uid_t)-1 / (gid_t)-1: unchanged)
+ * as the kernel lets the connected user: to oneself with write_owner, to a
+ * group one is in as owner or with write_owner.  Either both change or
+ * nothing does.
+ *
+ * This replaces smbd's try_chown(), which becomes root on smbd's own
+ * verdict: with "dos filemode" any user who smbd thinks may write the file
+ * takes ownership, and smbd's verdict can rest on entries the kernel never
+ * honours (a SID without a unix id).  As owner, that user would then hold
+ * write_acl in the kernel.  What stays root-acting is what Samba's
+ * privileges grant, as in try_chown(): SeRestorePrivilege any owner and
+ * group, SeTakeOwnershipPrivilege the owner to oneself (the group then
+ * changes as the new owner).  *privileged tells whether root did it.
  */
-static int richacl_store_after_chown(struct vfs_handle_struct *handle,
-				     struct files_struct *fsp,
-				     const struct richacl *acl,
-				     const DATA_BLOB *blob,
-				     uid_t old_uid,
-				     gid_t old_gid)
+static NTSTATUS richacl_chown(struct vfs_handle_struct *handle,
+			      struct files_struct *fsp,
+			      uid_t uid,
+			      gid_t gid,
+			      bool *privileged)
 {
-	mode_t mode = fsp->fsp_name->st.st_ex_mode;
+	const struct security_token *token = get_current_nttok(handle->conn);
+	uid_t me = get_current_uid(handle->conn);
+	bool restore = false, take = false;
+	uid_t old_uid = fsp->fsp_name->st.st_ex_uid;
 	int ret, saved_errno;
 
-	ret = richacl_store(handle, fsp, acl, blob, mode);
-	if (ret == -1 && (errno == EPERM || errno == EACCES)) {
-		become_root();
-		ret = richacl_store(handle, fsp, acl, blob, mode);
-		saved_errno = errno;
-		unbecome_root();
-		errno = saved_errno;
+	*privileged = false;
+	if (!CAN_WRITE(handle->conn)) {
+		return NT_STATUS_MEDIA_WRITE_PROTECTED;
 	}
+	ret = SMB_VFS_NEXT_FCHOWN(handle, fsp, uid, gid);
 	if (ret == 0) {
-		return 0;
+		return NT_STATUS_OK;
+	}
+	if (errno != EPERM && errno != EACCES) {
+		return map_nt_error_from_unix(errno);
 	}
 
+	if (lp_enable_privileges() && token != NULL) {
+		restore = security_token_has_privilege(token,
+						       SEC_PRIV_RESTORE);
+		take = security_token_has_privilege(token,
+						    SEC_PRIV_TAKE_OWNERSHIP);
+	}
+	if (!restore && !(take && uid == me)) {
+		return uid != (uid_t)-1 && uid != me && uid != old_uid ?
+			NT_STATUS_INVALID_OWNER : NT_STATUS_ACCESS_DENIED;
+	}
+
+	become_root();
+	ret = SMB_VFS_NEXT_FCHOWN(handle, fsp, uid, restore ? gid : (gid_t)-1);
 	saved_errno = errno;
+	unbecome_root();
+	if (ret == -1) {
+		return map_nt_error_from_unix(saved_errno);
+	}
+	*privileged = true;
+	if (restore || gid == (gid_t)-1) {
+		return NT_STATUS_OK;
+	}
+
+	/* SeTakeOwnershipPrivilege: the group as the new owner, or undo. */
+	ret = SMB_VFS_NEXT_FCHOWN(handle, fsp, (uid_t)-1, gid);
+	if (ret == 0) {
+		return NT_STATUS_OK;
+	}
+	saved_errno = errno;
+	become_root();
+	if (SMB_VFS_NEXT_FCHOWN(handle, fsp, old_uid, (gid_t)-1) == -1) {
+		DBG_ERR("%s: could not restore owner %u: %s\n",
+			fsp_str_dbg(fsp), (unsigned int)old_uid,
+			strerror(errno));
+	}
+	unbecome_root();
+	return map_nt_error_from_unix(saved_errno);
+}
+
+/* Put owner and group back after a failed request (M7); root undoes. */
+static void richacl_undo_chown(struct vfs_handle_struct *handle,
+			       struct files_struct *fsp,
+			       uid_t old_uid,
+			       gid_t old_gid)
+{
 	become_root();
 	if (SMB_VFS_NEXT_FCHOWN(handle, fsp, old_uid, old_gid) == -1) {
 		DBG_ERR("%s: could not restore owner %u:%u: %s\n",
@@ -710,8 +853,6 @@ static int richacl_store_after_chown(struct vfs_handle_struct *handle,
 			(unsigned int)old_gid, strerror(errno));
 	}
 	unbecome_root();
-	errno = saved_errno;
-	return -1;
 }
 
 static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
@@ -720,14 +861,19 @@ static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
 				    const struct security_descriptor *psd)
 {
 	TALLOC_CTX *frame = talloc_stackframe();
+	struct richacl_config *config = NULL;
 	struct richacl *acl = NULL;
 	DATA_BLOB blob = data_blob_null;
 	uid_t old_uid, new_uid = (uid_t)-1;
 	gid_t old_gid, new_gid = (gid_t)-1;
-	bool chowned = false;
+	struct richacl_map_file file;
+	bool chowned = false, privileged = false;
 	NTSTATUS status;
-	int ret;
+	int ret, saved_errno;
 
+	SMB_VFS_HANDLE_GET_DATA(handle, config, struct richacl_config,
+				TALLOC_FREE(frame);
+				return NT_STATUS_INTERNAL_ERROR);
 	fsp = metadata_fsp(fsp);
 
 	if ((security_info_sent &
@@ -763,25 +909,26 @@ static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
 		new_gid = old_gid;
 	}
 
+	file = (struct richacl_map_file) {
+		.owner = new_uid,
+		.group = new_gid,
+		.isdir = S_ISDIR(fsp->fsp_name->st.st_ex_mode),
+	};
 	if (security_info_sent & SECINFO_DACL) {
-		struct richacl_map_file file = {
-			.owner = new_uid,
-			.group = new_gid,
-			.isdir = S_ISDIR(fsp->fsp_name->st.st_ex_mode),
-		};
-
-		status = richacl_from_sd(frame, fsp, psd, &file, &acl, &blob);
+		status = richacl_from_sd(frame, config, fsp, psd, &file,
+					 &acl, &blob);
 		if (!NT_STATUS_IS_OK(status)) {
 			TALLOC_FREE(frame);
 			return status;
 		}
 	}
 
-	/* Now change: ownership first, through smbd's chown rules. */
+	/* Now change: ownership first, as the kernel lets the user. */
 	if (new_uid != old_uid || new_gid != old_gid) {
-		status = try_chown(fsp,
-				   new_uid != old_uid ? new_uid : (uid_t)-1,
-				   new_gid != old_gid ? new_gid : (gid_t)-1);
+		status = richacl_chown(handle, fsp,
+				       new_uid != old_uid ? new_uid : (uid_t)-1,
+				       new_gid != old_gid ? new_gid : (gid_t)-1,
+				       &privileged);
 		if (!NT_STATUS_IS_OK(status)) {
 			DBG_NOTICE("%s: chown to %u:%u failed: %s\n",
 				   fsp_str_dbg(fsp), (unsigned int)new_uid,
@@ -791,13 +938,38 @@ static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
 		}
 		chowned = true;
 		/*
-		 * chown may have cleared setuid/setgid, and the mode fallback
-		 * of richacl_store() writes the whole mode.
+		 * The DACL is mapped with the owner and group the file now
+		 * has (owner@ / group@ entries stand for them), and the mode
+		 * fallback of richacl_store() writes the mode that chown
+		 * left (without setuid/setgid).
 		 */
 		status = vfs_stat_fsp(fsp);
 		if (!NT_STATUS_IS_OK(status)) {
-			DBG_NOTICE("%s: stat after chown failed: %s\n",
-				   fsp_str_dbg(fsp), nt_errstr(status));
+			DBG_ERR("%s: stat after chown failed: %s\n",
+				fsp_str_dbg(fsp), nt_errstr(status));
+			richacl_undo_chown(handle, fsp, old_uid, old_gid);
+			TALLOC_FREE(frame);
+			return status;
+		}
+		if (acl != NULL &&
+		    (fsp->fsp_name->st.st_ex_uid != new_uid ||
+		     fsp->fsp_name->st.st_ex_gid != new_gid)) {
+			file.owner = fsp->fsp_name->st.st_ex_uid;
+			file.group = fsp->fsp_name->st.st_ex_gid;
+			DBG_NOTICE("%s: owner is %u:%u after chown to %u:%u; "
+				   "mapping the DACL for that\n",
+				   fsp_str_dbg(fsp), (unsigned int)file.owner,
+				   (unsigned int)file.group,
+				   (unsigned int)new_uid,
+				   (unsigned int)new_gid);
+			status = richacl_from_sd(frame, config, fsp, psd,
+						 &file, &acl, &blob);
+			if (!NT_STATUS_IS_OK(status)) {
+				richacl_undo_chown(handle, fsp, old_uid,
+						   old_gid);
+				TALLOC_FREE(frame);
+				return status;
+			}
 		}
 	}
 
@@ -806,21 +978,39 @@ static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
 		return NT_STATUS_OK;
 	}
 
-	if (chowned) {
-		ret = richacl_store_after_chown(handle, fsp, acl, &blob,
-						old_uid, old_gid);
-	} else {
+	/*
+	 * The acl is stored as the user: the kernel decides, as it does for
+	 * a local setrichacl.  Only an ownership change that a privilege
+	 * made (the user may no longer own the file) stores as root.
+	 */
+	ret = richacl_store(handle, fsp, acl, &blob,
+			    fsp->fsp_name->st.st_ex_mode);
+	if (ret == -1 && privileged && (errno == EPERM || errno == EACCES)) {
+		become_root();
 		ret = richacl_store(handle, fsp, acl, &blob,
 				    fsp->fsp_name->st.st_ex_mode);
+		saved_errno = errno;
+		unbecome_root();
+		errno = saved_errno;
 	}
 	if (ret == -1) {
-		int saved_errno = errno;
-
-		DBG_NOTICE("%s: storing the ACL failed: %s\n",
-			   fsp_str_dbg(fsp), strerror(saved_errno));
+		saved_errno = errno;
+		if (saved_errno == ENOSPC || saved_errno == E2BIG) {
+			DBG_WARNING("%s: the ACL (%zu bytes) does not fit in "
+				    "the file's extended attribute space: "
+				    "%s\n", fsp_str_dbg(fsp), blob.length,
+				    strerror(saved_errno));
+		} else {
+			DBG_NOTICE("%s: storing the ACL failed: %s\n",
+				   fsp_str_dbg(fsp), strerror(saved_errno));
+		}
+		if (chowned) {
+			richacl_undo_chown(handle, fsp, old_uid, old_gid);
+		}
 		TALLOC_FREE(frame);
 		return map_nt_error_from_unix(saved_errno);
 	}
+	richacl_log_unmapped(fsp, acl);
 
 	TALLOC_FREE(frame);
 	return NT_STATUS_OK;
@@ -1086,6 +1276,251 @@ static int richacl_mkdirat(struct vfs_handle_struct *handle,
 	return ret;
 }
 
+/* ---- smbd's root-acting shortcuts get the kernel's verdict ---- */
+
+/*
+ * smbd performs some operations as root (become_root()) once its own
+ * check of the descriptor allowed them:
+ *  - set_ea_dos_attribute(): DOS attributes and the create time, stored in
+ *    user.DOSATTRIB, when smbd's check grants FILE_WRITE_ATTRIBUTES (or,
+ *    with "dos filemode", write access);
+ *  - file_ntimes(): the times, with "dos filetimes" (default yes);
+ *  - file_set_dosmode(): chmod, with "dos filemode";
+ *  - try_chown() (not reached from this module, see richacl_chown()) and
+ *    the "inherit owner" chowns of new files: fchown.
+ * smbd's check can honour an entry the kernel never matches (a SID without
+ * a unix id that is in the user's token), so root would do what the
+ * kernel refuses the user.  Each of these calls, made as root on behalf of
+ * a user who is not root and holds no SeRestorePrivilege, gets the
+ * kernel's verdict for that user's uid and groups instead: the owner may
+ * set attributes, times and the mode; anybody else needs write_attributes
+ * (times, DOS attributes) or write_acl (mode) from the acl, as checked by
+ * richacl_permission(), the model the differential tests hold to the
+ * kernel.  A refusal is EACCES, so smbd answers ACCESS_DENIED.
+ */
+
+/*
+ * The user on whose behalf smbd runs as root, or NULL if smbd does not run
+ * as root right now, or runs as root for root or for a user holding
+ * SeRestorePrivilege (which grants every write, as root's capabilities).
+ */
+static const struct security_unix_token *richacl_root_acting_for(
+	struct vfs_handle_struct *handle)
+{
+	const struct auth_session_info *si = handle->conn->session_info;
+
+	if (geteuid() != 0 || si == NULL || si->unix_token == NULL ||
+	    si->unix_token->uid == 0) {
+		return NULL;
+	}
+	if (lp_enable_privileges() && si->security_token != NULL &&
+	    security_token_has_privilege(si->security_token,
+					 SEC_PRIV_RESTORE)) {
+		return NULL;
+	}
+	return si->unix_token;
+}
+
+/*
+ * Does the kernel grant ut every bit of mask on fsp (with the owner's
+ * implicit write_attributes, write_acl and write_owner)?  On error the
+ * answer is no, with errno set.
+ */
+static bool richacl_kernel_grants(struct vfs_handle_struct *handle,
+				  struct files_struct *fsp,
+				  const struct security_unix_token *ut,
+				  uint32_t mask)
+{
+	TALLOC_CTX *frame = talloc_stackframe();
+	struct richacl *acl = NULL;
+	struct richacl_file file;
+	struct richacl_cred cred;
+	uint32_t *groups = NULL;
+	SMB_STRUCT_STAT st;
+	NTSTATUS status;
+	uint32_t i;
+	bool ok = false;
+
+	if (SMB_VFS_NEXT_FSTAT(handle, fsp, &st) == -1) {
+		goto out;
+	}
+	if (st.st_ex_uid == ut->uid &&
+	    (mask & ~RICHACE_POSIX_OWNER_ALLOWED) == 0) {
+		ok = true;
+		goto out;
+	}
+	status = richacl_fget(handle, fsp, frame, &acl);
+	if (!NT_STATUS_IS_OK(status)) {
+		errno = map_errno_from_nt_status(status);
+		goto out;
+	}
+	if (acl == NULL) {
+		/*
+		 * Only a mode: the kernel lets nobody but the owner set
+		 * times or the mode, whatever the mode says.
+		 */
+		errno = EACCES;
+		goto out;
+	}
+	groups = talloc_array(frame, uint32_t, ut->ngroups + 1);
+	if (groups == NULL) {
+		errno = ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < ut->ngroups; i++) {
+		groups[i] = ut->groups[i];
+	}
+	cred = (struct richacl_cred) {
+		.uid = ut->uid,
+		.gid = ut->gid,
+		.ngroups = ut->ngroups,
+		.groups = groups,
+	};
+	file = (struct richacl_file) {
+		.owner = st.st_ex_uid,
+		.group = st.st_ex_gid,
+		.isdir = S_ISDIR(st.st_ex_mode),
+	};
+	if (st.st_ex_uid == ut->uid) {
+		mask &= ~RICHACE_POSIX_OWNER_ALLOWED;
+	}
+	ok = richacl_permission(acl, &file, &cred, mask) == 0;
+	if (!ok) {
+		errno = EACCES;
+	}
+out:
+	TALLOC_FREE(frame);
+	return ok;
+}
+
+static bool richacl_unix_token_has_gid(const struct security_unix_token *ut,
+				       gid_t gid)
+{
+	uint32_t i;
+
+	if (ut->gid == gid) {
+		return true;
+	}
+	for (i = 0; i < ut->ngroups; i++) {
+		if (ut->groups[i] == gid) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Refuse a root-acting call for ut that the kernel would refuse ut. */
+static bool richacl_root_call_ok(struct vfs_handle_struct *handle,
+				 struct files_struct *fsp,
+				 const struct security_unix_token *ut,
+				 uint32_t mask,
+				 const char *what)
+{
+	if (richacl_kernel_grants(handle, fsp, ut, mask)) {
+		return true;
+	}
+	DBG_NOTICE("%s: smbd would %s as root for uid %u, which the kernel "
+		   "refuses that user: refused\n", fsp_str_dbg(fsp), what,
+		   (unsigned int)ut->uid);
+	return false;
+}
+
+static int richacl_fsetxattr(struct vfs_handle_struct *handle,
+			     struct files_struct *fsp,
+			     const char *name,
+			     const void *value,
+			     size_t size,
+			     int flags)
+{
+	const struct security_unix_token *ut = richacl_root_acting_for(handle);
+	struct richacl_config *config = NULL;
+
+	SMB_VFS_HANDLE_GET_DATA(handle, config, struct richacl_config,
+				return -1);
+	if (ut != NULL && strequal(name, SAMBA_XATTR_DOS_ATTRIB) &&
+	    !richacl_root_call_ok(handle, fsp, ut, RICHACE_WRITE_ATTRIBUTES,
+				  "set DOS attributes")) {
+		config->dos_write_refused = true;
+		errno = EACCES;
+		return -1;
+	}
+	return SMB_VFS_NEXT_FSETXATTR(handle, fsp, name, value, size, flags);
+}
+
+/*
+ * set_ea_dos_attribute() answers NT_STATUS_OK when its root-acting write
+ * of user.DOSATTRIB fails (the status of its access check is kept), so
+ * the client would be told that attributes it cannot set were set.  Say
+ * what happened instead.
+ */
+static NTSTATUS richacl_fset_dos_attributes(struct vfs_handle_struct *handle,
+					    struct files_struct *fsp,
+					    uint32_t dosmode)
+{
+	struct richacl_config *config = NULL;
+	NTSTATUS status;
+
+	SMB_VFS_HANDLE_GET_DATA(handle, config, struct richacl_config,
+				return NT_STATUS_INTERNAL_ERROR);
+	config->dos_write_refused = false;
+	status = SMB_VFS_NEXT_FSET_DOS_ATTRIBUTES(handle, fsp, dosmode);
+	if (NT_STATUS_IS_OK(status) && config->dos_write_refused) {
+		status = NT_STATUS_ACCESS_DENIED;
+	}
+	config->dos_write_refused = false;
+	return status;
+}
+
+static int richacl_fntimes(struct vfs_handle_struct *handle,
+			   struct files_struct *fsp,
+			   struct smb_file_time *ft)
+{
+	const struct security_unix_token *ut = richacl_root_acting_for(handle);
+
+	if (ut != NULL &&
+	    !richacl_root_call_ok(handle, fsp, ut, RICHACE_WRITE_ATTRIBUTES,
+				  "set times")) {
+		errno = EACCES;
+		return -1;
+	}
+	return SMB_VFS_NEXT_FNTIMES(handle, fsp, ft);
+}
+
+/*
+ * fchown as root for a user: what the kernel lets the user do (owner to
+ * oneself with write_owner, group to one of the user's groups as owner or
+ * with write_owner), and the "inherit owner" chown of a file the user owns
+ * to the owner of its directory, which the administrator asked for.
+ */
+static int richacl_fchown(struct vfs_handle_struct *handle,
+			  struct files_struct *fsp,
+			  uid_t uid,
+			  gid_t gid)
+{
+	const struct security_unix_token *ut = richacl_root_acting_for(handle);
+	SMB_STRUCT_STAT st;
+
+	if (ut == NULL) {
+		return SMB_VFS_NEXT_FCHOWN(handle, fsp, uid, gid);
+	}
+	if (SMB_VFS_NEXT_FSTAT(handle, fsp, &st) == -1) {
+		return -1;
+	}
+	if (lp_inherit_owner(SNUM(handle->conn)) != INHERIT_OWNER_NO &&
+	    st.st_ex_uid == ut->uid && gid == (gid_t)-1) {
+		return SMB_VFS_NEXT_FCHOWN(handle, fsp, uid, gid);
+	}
+	if ((uid != (uid_t)-1 && uid != ut->uid && uid != st.st_ex_uid) ||
+	    (gid != (gid_t)-1 && gid != st.st_ex_gid &&
+	     !richacl_unix_token_has_gid(ut, gid)) ||
+	    !richacl_root_call_ok(handle, fsp, ut, RICHACE_WRITE_OWNER,
+				  "change the owner")) {
+		errno = EPERM;
+		return -1;
+	}
+	return SMB_VFS_NEXT_FCHOWN(handle, fsp, uid, gid);
+}
+
 /* ---- fchmod ---- */
 
 /*
@@ -1102,6 +1537,7 @@ static int richacl_fchmod(struct vfs_handle_struct *handle,
 	TALLOC_CTX *frame = NULL;
 	struct richacl_config *config = NULL;
 	struct richacl_fsp_ext *ext = NULL;
+	const struct security_unix_token *ut = NULL;
 	DATA_BLOB blob = data_blob_null;
 	SMB_STRUCT_STAT st;
 	mode_t special;
@@ -1109,6 +1545,15 @@ static int richacl_fchmod(struct vfs_handle_struct *handle,
 
 	SMB_VFS_HANDLE_GET_DATA(handle, config, struct richacl_config,
 				return -1);
+
+	/* "dos filemode": smbd chmods as root on its own verdict. */
+	ut = richacl_root_acting_for(handle);
+	if (ut != NULL &&
+	    !richacl_root_call_ok(handle, fsp, ut, RICHACE_WRITE_ACL,
+				  "change the mode")) {
+		errno = EACCES;
+		return -1;
+	}
 
 	if (config->chmod_mode == RICHACL_CHMOD_APPLY ||
 	    (fsp->posix_flags & FSP_POSIX_FLAGS_OPEN)) {
@@ -1213,13 +1658,148 @@ static int richacl_sys_acl_delete_def_fd(struct vfs_handle_struct *handle,
 
 /* ---- connect ---- */
 
+/*
+ * An enumerated richacl:NAME parameter; false (after a log line naming it
+ * and its values) if its value is not one of list.
+ */
+static bool richacl_parm_enum(int snum, const char *service,
+			      const char *name, const struct enum_list *list,
+			      int def, int *value)
+{
+	const char *str = lp_parm_const_string(snum, "richacl", name, NULL);
+	size_t i;
+
+	*value = def;
+	if (str == NULL) {
+		return true;
+	}
+	for (i = 0; list[i].name != NULL; i++) {
+		if (strequal(str, list[i].name)) {
+			*value = list[i].value;
+			return true;
+		}
+	}
+	DBG_ERR("[%s]: invalid value \"%s\" for richacl:%s (use %s%s%s)\n",
+		service, str, name, list[0].name,
+		list[1].name != NULL ? " or " : "",
+		list[1].name != NULL ? list[1].name : "");
+	return false;
+}
+
+/*
+ * A boolean richacl:NAME parameter; false (after a log line naming it) if
+ * its value is not a boolean.  lp_parm_bool() would use the default.
+ */
+static bool richacl_parm_bool(int snum, const char *service,
+			      const char *name, bool def, bool *value)
+{
+	const char *str = lp_parm_const_string(snum, "richacl", name, NULL);
+
+	if (str == NULL) {
+		*value = def;
+		return true;
+	}
+	if (!set_boolean(str, value)) {
+		DBG_ERR("[%s]: invalid value \"%s\" for richacl:%s "
+			"(use yes or no)\n", service, str, name);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Modules that keep their own NT ACL, or that store xattrs elsewhere: with
+ * them, smbd would check an ACL the kernel never sees.
+ */
+static bool richacl_check_stacking(int snum, const char *service)
+{
+	static const char *const conflicting[] = {
+		"acl_xattr", "acl_tdb", "nfs4acl_xattr", "xattr_tdb",
+		"posix_eadb", "zfsacl", "gpfs",
+	};
+	const char **objects = lp_vfs_objects(snum);
+	size_t i, j;
+
+	for (i = 0; objects != NULL && objects[i] != NULL; i++) {
+		for (j = 0; j < ARRAY_SIZE(conflicting); j++) {
+			if (strequal(objects[i], conflicting[j])) {
+				DBG_ERR("[%s]: vfs objects has both richacl "
+					"and %s; they keep different ACLs, so "
+					"smbd and the kernel would check "
+					"different ones: refusing the "
+					"connection\n", service, objects[i]);
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
+/*
+ * Log each SID of the connecting user's token that has no gid.  smbd's
+ * own access check honours ACEs for such a SID; the kernel cannot, since
+ * smbd's process does not hold a gid for it (create_local_token() turns
+ * only the SIDs that map to gids into unix groups).  Opens through such an
+ * ACE fail in the kernel, and the module refuses smbd's root-acting
+ * shortcuts for them; the cure is a gid for the SID (docs/mapping.md).
+ * The user and primary group SIDs (the first two) and Everyone are skipped.
+ */
+static void richacl_log_token_sids_without_gid(struct vfs_handle_struct *handle,
+					       const char *service)
+{
+	const struct auth_session_info *si = handle->conn->session_info;
+	const struct security_token *token = NULL;
+	struct unixid *ids = NULL;
+	struct dom_sid_buf buf;
+	uint32_t i;
+
+	if (si == NULL || si->security_token == NULL ||
+	    si->security_token->num_sids <= 2 ||
+	    !CHECK_DEBUGLVL(DBGLVL_WARNING)) {
+		return;
+	}
+	token = si->security_token;
+	ids = talloc_array(talloc_tos(), struct unixid, token->num_sids);
+	if (ids == NULL) {
+		return;
+	}
+	if (!sids_to_unixids(token->sids, token->num_sids, ids)) {
+		TALLOC_FREE(ids);
+		return;
+	}
+	for (i = 2; i < token->num_sids; i++) {
+		if (ids[i].type == ID_TYPE_GID || ids[i].type == ID_TYPE_BOTH ||
+		    dom_sid_equal(&token->sids[i], &global_sid_World)) {
+			continue;
+		}
+		DBG_WARNING("[%s]: the token of uid %u holds %s, which has "
+			    "no gid: smbd's access check honours ACEs for it, "
+			    "the kernel does not (give it a gid, see "
+			    "vfs_richacl(8))\n", service,
+			    (unsigned int)(si->unix_token != NULL ?
+					   si->unix_token->uid : (uid_t)-1),
+			    dom_sid_str_buf(&token->sids[i], &buf));
+	}
+	TALLOC_FREE(ids);
+}
+
+/* Does the filesystem of path support system.richacl? */
+static bool richacl_share_supported(const char *path)
+{
+	if (getxattr(path, RICHACL_XATTR, NULL, 0) >= 0) {
+		return true;
+	}
+	return !richacl_errno_unsupported(errno);
+}
+
 static int richacl_connect(struct vfs_handle_struct *handle,
 			   const char *service,
 			   const char *user)
 {
 	struct richacl_config *config = NULL;
 	int snum = SNUM(handle->conn);
-	int chmod_mode;
+	int chmod_mode, unmapped;
+	bool require = false;
 	int ret;
 
 	ret = SMB_VFS_NEXT_CONNECT(handle, service, user);
@@ -1234,18 +1814,50 @@ static int richacl_connect(struct vfs_handle_struct *handle,
 		return -1;
 	}
 
-	chmod_mode = lp_parm_enum(snum, "richacl", "chmod",
-				  richacl_chmod_modes, RICHACL_CHMOD_IGNORE);
-	if (chmod_mode == -1) {
-		DBG_ERR("[%s]: invalid value for richacl:chmod "
-			"(use ignore or apply)\n", service);
+	if (!richacl_parm_enum(snum, service, "chmod", richacl_chmod_modes,
+			       RICHACL_CHMOD_IGNORE, &chmod_mode) ||
+	    !richacl_parm_enum(snum, service, "unmapped sids",
+			       richacl_unmapped_modes, RICHACL_UNMAPPED_KEEP,
+			       &unmapped)) {
 		TALLOC_FREE(config);
 		errno = EINVAL;
 		return -1;
 	}
 	config->chmod_mode = (enum richacl_chmod_mode)chmod_mode;
-	config->fix_create_masks = lp_parm_bool(snum, "richacl",
-						"fix create masks", true);
+	config->unmapped_sids = (enum richacl_unmapped_mode)unmapped;
+	if (!richacl_parm_bool(snum, service, "fix create masks", true,
+			       &config->fix_create_masks) ||
+	    !richacl_parm_bool(snum, service, "require", false, &require)) {
+		TALLOC_FREE(config);
+		errno = EINVAL;
+		return -1;
+	}
+	if (!richacl_check_stacking(snum, service)) {
+		TALLOC_FREE(config);
+		errno = EINVAL;
+		return -1;
+	}
+	if (require && !richacl_share_supported(handle->conn->connectpath)) {
+		DBG_ERR("[%s]: richacl:require = yes, and the filesystem of "
+			"%s does not support system.richacl (not a richacl "
+			"kernel, or no richacl feature): refusing the "
+			"connection\n", service, handle->conn->connectpath);
+		TALLOC_FREE(config);
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	if (lp_inherit_acls(snum)) {
+		DBG_WARNING("[%s]: inherit acls = yes: smbd then computes "
+			    "inheritance itself and sets the result; with "
+			    "vfs_richacl the kernel inherits, so set "
+			    "inherit acls = no\n", service);
+	}
+	/*
+	 * If winbindd answers now, a SID it cannot map later may be an
+	 * outage: richacl_resolve_sid() then refuses it.
+	 */
+	config->winbind_expected = winbind_ping();
+	richacl_log_token_sids_without_gid(handle, service);
 
 	SMB_VFS_HANDLE_SET_DATA(handle, config, NULL, struct richacl_config,
 				return -1);
@@ -1263,10 +1875,14 @@ static int richacl_connect(struct vfs_handle_struct *handle,
 			   "user's\n", service);
 	}
 
-	DBG_DEBUG("[%s]: richacl:chmod = %s, richacl:fix create masks = %s\n",
+	DBG_DEBUG("[%s]: richacl:chmod = %s, richacl:fix create masks = %s, "
+		  "richacl:unmapped sids = %s, winbindd %s\n",
 		  service,
 		  config->chmod_mode == RICHACL_CHMOD_IGNORE ? "ignore" : "apply",
-		  config->fix_create_masks ? "yes" : "no");
+		  config->fix_create_masks ? "yes" : "no",
+		  config->unmapped_sids == RICHACL_UNMAPPED_KEEP ? "keep"
+								 : "refuse",
+		  config->winbind_expected ? "answers" : "does not answer");
 	return 0;
 }
 
@@ -1275,6 +1891,10 @@ static struct vfs_fn_pointers vfs_richacl_fns = {
 	.openat_fn = richacl_openat,
 	.mkdirat_fn = richacl_mkdirat,
 	.fchmod_fn = richacl_fchmod,
+	.fchown_fn = richacl_fchown,
+	.fntimes_fn = richacl_fntimes,
+	.fsetxattr_fn = richacl_fsetxattr,
+	.fset_dos_attributes_fn = richacl_fset_dos_attributes,
 	.fget_nt_acl_fn = richacl_fget_nt_acl,
 	.fset_nt_acl_fn = richacl_fset_nt_acl,
 

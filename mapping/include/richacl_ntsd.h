@@ -99,6 +99,7 @@ struct nt_sd {
 extern const struct nt_sid nt_sid_world;		/* S-1-1-0 */
 extern const struct nt_sid nt_sid_creator_owner;	/* S-1-3-0 */
 extern const struct nt_sid nt_sid_creator_group;	/* S-1-3-1 */
+extern const struct nt_sid nt_sid_nobody;		/* S-1-0-0, the NULL SID */
 
 /* ---- SIDs (src/sid.c) ---- */
 bool nt_sid_equal(const struct nt_sid *a, const struct nt_sid *b);
@@ -125,12 +126,20 @@ enum richacl_id_type {
 
 struct richacl_resolver {
 	void *ctx;
-	/* 0 with *type and *id set, -ENOENT if the SID maps to no id */
+	/*
+	 * 0 with *type and *id set, -ENOENT if the SID maps to no id.  Deny
+	 * ACEs for such SIDs are always refused (they would deny nobody);
+	 * allow ACEs become unmapped entries, or are refused as well when
+	 * refuse_unmapped is set.  richacl_from_nt_sd() then fails with
+	 * -ENOENT and says which ACE and SID.
+	 */
 	int (*sid_to_id)(void *ctx, const struct nt_sid *sid, enum richacl_id_type *type,
 			 uint32_t *id);
 	/* 0 with *sid set, -ENOENT if no SID is known */
 	int (*uid_to_sid)(void *ctx, uint32_t uid, struct nt_sid *sid);
 	int (*gid_to_sid)(void *ctx, uint32_t gid, struct nt_sid *sid);
+	/* see sid_to_id */
+	bool refuse_unmapped;
 };
 
 /* ---- the mapping (src/map.c) ---- */

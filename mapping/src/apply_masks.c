@@ -8,10 +8,12 @@
  * inheritable entry whose effective permissions change is split into an
  * inherit-only copy (original mask) and an effective copy (new mask).
  *
- * Identifiers are compared with richace_is_same_identifier(), so unmapped
- * identifiers (M9) compare by their string; they are treated like any other
- * group-class identifier here (they match no process, so whatever is done to
- * them does not change anybody's access).
+ * Unmapped identifiers (M9) match no process.  Stages 2 and 5 leave them
+ * out: they need no rights propagated from everyone@, and no deny entry that
+ * isolates them from it.  Such a deny would deny nobody in the kernel while
+ * smbd honours it, and a descriptor write refuses deny entries for unmapped
+ * SIDs.  Stages 1 and 3 still rewrite their masks, which changes nobody's
+ * access.
  *
  * Two deliberate differences from the algorithm of section 4, both found
  * by the property test (tests/test_apply_masks.c), both invisible in the
@@ -159,8 +161,8 @@ static void free_identifier(struct richace *who)
 
 /*
  * The identifiers that stages 2 and 5 treat one by one: those of the
- * effective entries before the trailing one, except owner@ and group@, the
- * last entry first.  Section 4 walks these entries by index while the
+ * effective entries before the trailing one, except owner@, group@ and
+ * unmapped identifiers, the last entry first.  Section 4 walks these entries by index while the
  * helpers may split an earlier entry; the split shifts the walk by one, so
  * that an entry is skipped (a skipped user keeps no rights from everyone@ in
  * stage 2, or is not isolated in stage 5).  We take a snapshot instead,
@@ -194,7 +196,7 @@ static int collect_group_class(const struct richacl *acl, struct identifiers *id
 	for (n = last_index(acl) - 1; n >= 0; n--) {
 		ace = &acl->a_entries[n];
 		if (richace_is_inherit_only(ace) || richace_is_owner(ace) ||
-		    richace_is_group(ace))
+		    richace_is_group(ace) || richace_is_unmapped(ace))
 			continue;
 		if (copy_identifier(&ids->who[ids->count], ace)) {
 			free_identifiers(ids);

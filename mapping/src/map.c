@@ -36,6 +36,11 @@
 #define UNIX_SID_AUTHORITY	22
 #define UNIX_SID_USERS		1
 #define UNIX_SID_GROUPS		2
+/* MS-NFS (macOS clients): S-1-5-88-1-<uid>, S-1-5-88-2-<gid>, S-1-5-88-3-<mode> */
+#define MS_NFS_AUTHORITY	5
+#define MS_NFS_RID		88
+#define MS_NFS_USERS		1
+#define MS_NFS_GROUPS		2
 
 struct map_ctx {
 	const struct richacl_map_file *file;
@@ -120,10 +125,33 @@ static int id_to_sid(const struct richacl_resolver *res, bool is_group, uint32_t
 	return ret;
 }
 
+static bool sid_authority_is(const struct nt_sid *sid, uint8_t authority)
+{
+	return !sid->id_auth[0] && !sid->id_auth[1] && !sid->id_auth[2] &&
+	       !sid->id_auth[3] && !sid->id_auth[4] && sid->id_auth[5] == authority;
+}
+
+/*
+ * An MS-NFS user or group SID, as macOS clients send them: S-1-5-88-1-<uid>
+ * names the uid and S-1-5-88-2-<gid> the gid, exactly like Samba's Unix
+ * SIDs.  (S-1-5-88-3-<mode> carries the mode, not an identity.)
+ */
+static bool ms_nfs_sid_to_id(const struct nt_sid *sid, enum richacl_id_type *type,
+			     uint32_t *id)
+{
+	if (sid->num_auths != 3 || !sid_authority_is(sid, MS_NFS_AUTHORITY) ||
+	    sid->sub_auths[0] != MS_NFS_RID ||
+	    (sid->sub_auths[1] != MS_NFS_USERS && sid->sub_auths[1] != MS_NFS_GROUPS))
+		return false;
+	*type = sid->sub_auths[1] == MS_NFS_USERS ? RICHACL_ID_UID : RICHACL_ID_GID;
+	*id = sid->sub_auths[2];
+	return true;
+}
+
 /*
  * SID -> uid/gid.  The resolver decides; if it does not know the SID, a
- * Unix SID (the fallback of id_to_sid) still maps back to its id.
- * Returns -ENOENT if the SID maps to nothing.
+ * Unix SID (the fallback of id_to_sid) or an MS-NFS user/group SID still
+ * maps to its id.  Returns -ENOENT if the SID maps to nothing.
  */
 static int sid_to_id(const struct richacl_resolver *res, const struct nt_sid *sid,
 		     enum richacl_id_type *type, uint32_t *id)
@@ -135,13 +163,13 @@ static int sid_to_id(const struct richacl_resolver *res, const struct nt_sid *si
 	if (ret != -ENOENT)
 		return ret;
 	if (sid->num_auths == 2 && sid->sub_auths[0] >= UNIX_SID_USERS &&
-	    sid->sub_auths[0] <= UNIX_SID_GROUPS && sid->id_auth[5] == UNIX_SID_AUTHORITY &&
-	    !sid->id_auth[0] && !sid->id_auth[1] && !sid->id_auth[2] && !sid->id_auth[3] &&
-	    !sid->id_auth[4]) {
+	    sid->sub_auths[0] <= UNIX_SID_GROUPS && sid_authority_is(sid, UNIX_SID_AUTHORITY)) {
 		*type = sid->sub_auths[0] == UNIX_SID_USERS ? RICHACL_ID_UID : RICHACL_ID_GID;
 		*id = sid->sub_auths[1];
 		return 0;
 	}
+	if (ms_nfs_sid_to_id(sid, type, id))
+		return 0;
 	return -ENOENT;
 }
 
@@ -271,10 +299,13 @@ static int richace_to_nt(struct map_ctx *ctx, struct nt_acl *dacl, const struct 
 		return map_error(ctx->err, -EINVAL, "entry %u: unknown special identifier %u",
 				 i, e->e_id);
 	if (e->e_flags & RICHACE_UNMAPPED_WHO) {
+		/*
+		 * An unmapped identifier that is not a SID (an NFSv4
+		 * principal set locally) matches nobody, as S-1-0-0 does:
+		 * show it as that SID rather than fail the whole file.
+		 */
 		if (!e->e_who || nt_sid_from_string(e->e_who, &sid) != 0)
-			return map_error(ctx->err, -EINVAL,
-					 "entry %u: unmapped identifier \"%s\" is not a SID", i,
-					 e->e_who ? e->e_who : "");
+			sid = nt_sid_nobody;
 	} else {
 		bool is_group = e->e_flags & RICHACE_IDENTIFIER_GROUP;
 
@@ -533,7 +564,24 @@ static int map_trustee(struct map_ctx *ctx, const struct nt_ace *ace, unsigned i
 		richace_set_special(e, RICHACE_GROUP_SPECIAL_ID);
 		return 0;
 	}
+	if (nt_sid_equal(&ace->trustee, &nt_sid_nobody))	/* matches nobody anywhere */
+		return set_unmapped_sid(e, &ace->trustee, false, ctx->err);
 	ret = sid_to_id(ctx->res, &ace->trustee, &type, &id);
+	/*
+	 * A deny entry for a SID without an id would deny nobody in the
+	 * kernel, while smbd's own check honours it.  One that denies no
+	 * bits (the MS-NFS mode ACE S-1-5-88-3-<mode> has mask 0) is inert
+	 * on Windows as well.
+	 */
+	if (ret == -ENOENT && e->e_type == RICHACE_ACCESS_DENIED_ACE_TYPE && e->e_mask)
+		return map_error(ctx->err, -ENOENT,
+				 "ACE %u: deny entry for SID %s, which maps to no unix id: "
+				 "the kernel would deny nobody", i,
+				 nt_sid_to_string(&ace->trustee, buf, sizeof(buf)));
+	if (ret == -ENOENT && ctx->res && ctx->res->refuse_unmapped)
+		return map_error(ctx->err, -ENOENT,
+				 "ACE %u: SID %s maps to no unix id (unmapped SIDs are refused)",
+				 i, nt_sid_to_string(&ace->trustee, buf, sizeof(buf)));
 	if (ret == -ENOENT)
 		return set_unmapped_sid(e, &ace->trustee, false, ctx->err);
 	if (ret)

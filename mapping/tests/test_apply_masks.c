@@ -377,11 +377,16 @@ static void test_0_3_set_effective_mask(void **state)
 	richacl_free(acl);
 }
 
-/* ---- M9: unmapped identifiers compare by their string ---- */
+/* ---- M9: unmapped identifiers match nobody ---- */
 
 static void test_M9_apply_masks_unmapped(void **state)
 {
-	/* two different unmapped users are isolated separately, like uids */
+	/*
+	 * Unmapped users get their allow entries masked (stage 3), but no
+	 * deny entry that isolates them from everyone@ (stage 5): it would
+	 * deny nobody in the kernel, and a descriptor write refuses it.  The
+	 * mapped group@ still gets its deny.
+	 */
 	struct richacl *acl = algo_acl(
 		"user:S-1-5-21-1-2-3-1001:rwp:u:allow user:S-1-5-21-1-2-3-1002:r:u:allow "
 		"everyone@:rwp::allow");
@@ -390,8 +395,16 @@ static void test_M9_apply_masks_unmapped(void **state)
 	assert_int_equal(richacl_apply_masks(&acl, 0), 0);
 	assert_entries(acl,
 		"user:S-1-5-21-1-2-3-1001:r:u:allow user:S-1-5-21-1-2-3-1002:r:u:allow "
-		"owner@:rwp::allow group@:wp::deny user:S-1-5-21-1-2-3-1002:wp:u:deny "
-		"user:S-1-5-21-1-2-3-1001:wp:u:deny everyone@:rwp::allow");
+		"owner@:rwp::allow group@:wp::deny everyone@:rwp::allow");
+	richacl_free(acl);
+
+	/* nor do they get rights propagated from everyone@ (stage 2) */
+	acl = algo_acl("user:S-1-5-21-1-2-3-1001:r:u:allow everyone@:rw::allow");
+	richacl_chmod(acl, S_IFREG | 0664);
+	assert_int_equal(richacl_apply_masks(&acl, 0), 0);
+	assert_entries(acl,
+		"user:S-1-5-21-1-2-3-1001:r:u:allow owner@:rwp::allow group@:rw::allow "
+		"everyone@:r::allow");
 	richacl_free(acl);
 
 	/* an unmapped user never counts as the owner (uid 0 here), a uid does */

@@ -519,15 +519,29 @@ static void test_M4_owner_without_inheritance_names_owner_sid(void **state)
 	nt_sd_free(sd);
 }
 
-static void test_M4_unmapped_who_not_a_sid_is_an_error(void **state)
+/*
+ * An unmapped identifier that is not a SID (an NFSv4 principal set locally)
+ * matches nobody: it reads as S-1-0-0, which matches nobody on Windows, and
+ * the file stays readable.  Writing that back keeps an entry that matches
+ * nobody, also for a deny (S-1-0-0 is not refused: it is inert everywhere).
+ */
+static void test_M4_unmapped_who_not_a_sid_reads_as_nobody(void **state)
 {
-	struct richacl *acl = acl_of("everyone@:r::allow user:alice@EXAMPLE:r:u:allow");
-	struct test_resolver tr;
+	struct richacl *acl = acl_of("everyone@:r::allow user:alice@EXAMPLE:r:u:allow "
+				     "user:bob@EXAMPLE:w:u:deny");
+	struct richacl *back;
+	struct nt_sd *sd;
 
 	(void)state;
-	test_resolver_init(&tr);
-	get_sd_fails(acl, &a_file, NT_SECINFO_DACL, &tr, -EINVAL,
-		     "entry 1: unmapped identifier \"alice@EXAMPLE\" is not a SID");
+	sd = get_sd(acl, 0, &a_file, NT_SECINFO_DACL);
+	assert_int_equal(sd->dacl->num_aces, 3);
+	assert_ace(sd->dacl, 0, ALLOW, 0, R, "S-1-1-0");
+	assert_ace(sd->dacl, 1, ALLOW, 0, R, "S-1-0-0");
+	assert_ace(sd->dacl, 2, DENY, 0, W, "S-1-0-0");
+	back = set_sd(sd, &a_file);
+	assert_entries(back, "everyone@:r::allow user:S-1-0-0:r:u:allow user:S-1-0-0:w:u:deny");
+	richacl_free(back);
+	nt_sd_free(sd);
 	richacl_free(acl);
 }
 
@@ -908,7 +922,7 @@ static void test_M8_id_both_round_trip(void **state)
 	nt_sd_free(sd);
 }
 
-/* ---- M9: unmappable SIDs are kept, and match nobody ---- */
+/* ---- M9: unmapped SIDs are kept, and match nobody ---- */
 
 static void test_M9_unmapped_sid_kept(void **state)
 {
@@ -916,19 +930,19 @@ static void test_M9_unmapped_sid_kept(void **state)
 	struct richacl *acl;
 
 	(void)state;
-	set_ace(sd, 0, DENY, 0, W, "S-1-5-21-9-9-9-77");
+	set_ace(sd, 0, ALLOW, 0, W, "S-1-5-21-9-9-9-77");
 	set_ace(sd, 1, ALLOW, 0, R | W, "S-1-5-18");
 	set_ace(sd, 2, ALLOW, OI | CI, R, "S-1-0x010203040506-7");
 	set_ace(sd, 3, ALLOW, 0, R, dom(4000));		/* domain SID the resolver lacks */
 	acl = set_sd(sd, &a_dir);
-	assert_entries(acl, "user:S-1-5-21-9-9-9-77:w:u:deny user:S-1-5-18:rw:u:allow "
+	assert_entries(acl, "user:S-1-5-21-9-9-9-77:w:u:allow user:S-1-5-18:rw:u:allow "
 			    "user:S-1-0x010203040506-7:r:fdu:allow "
 			    "user:S-1-5-21-1-2-3-4000:r:u:allow");
 	nt_sd_free(sd);
 	/* the SIDs come back exactly */
 	sd = get_sd(acl, 0, &a_dir, NT_SECINFO_DACL);
 	assert_int_equal(sd->dacl->num_aces, 4);
-	assert_ace(sd->dacl, 0, DENY, 0, W, "S-1-5-21-9-9-9-77");
+	assert_ace(sd->dacl, 0, ALLOW, 0, W, "S-1-5-21-9-9-9-77");
 	assert_ace(sd->dacl, 1, ALLOW, 0, R | W, "S-1-5-18");
 	assert_ace(sd->dacl, 2, ALLOW, OI | CI, R, "S-1-0x010203040506-7");
 	assert_ace(sd->dacl, 3, ALLOW, 0, R, dom(4000));
@@ -936,14 +950,14 @@ static void test_M9_unmapped_sid_kept(void **state)
 	richacl_free(acl);
 }
 
-/* M9: an unmapped allow grants nobody anything, an unmapped deny denies nobody */
+/* M9: an unmapped allow grants nobody anything (unmapped denies are refused) */
 static void test_M9_unmapped_entries_match_nobody(void **state)
 {
 	struct nt_sd *sd = new_sd(3);
 	struct richacl *acl;
 
 	(void)state;
-	set_ace(sd, 0, DENY, 0, R, "S-1-5-21-9-9-9-77");
+	set_ace(sd, 0, ALLOW, 0, W, "S-1-5-21-9-9-9-77");
 	set_ace(sd, 1, ALLOW, 0, W, "S-1-5-21-9-9-9-78");
 	set_ace(sd, 2, ALLOW, 0, R, "S-1-1-0");
 	acl = set_sd(sd, &a_file);
@@ -954,6 +968,85 @@ static void test_M9_unmapped_entries_match_nobody(void **state)
 	assert_int_equal(acl->a_owner_mask & W, 0);
 	assert_int_equal(acl->a_group_mask & W, 0);
 	assert_int_equal(acl->a_other_mask & W, 0);
+	richacl_free(acl);
+	nt_sd_free(sd);
+}
+
+/*
+ * Issue 12: a deny entry for a SID that maps to no id would deny nobody in
+ * the kernel while smbd's own check honours it: refused, nothing produced.
+ */
+static void test_unmapped_deny_refused(void **state)
+{
+	struct nt_sd *sd = new_sd(2);
+	struct test_resolver tr;
+
+	(void)state;
+	test_resolver_init(&tr);
+	set_ace(sd, 0, ALLOW, 0, R, "S-1-1-0");
+	set_ace(sd, 1, DENY, OI | CI, W, "S-1-5-11");	/* Authenticated Users */
+	set_sd_fails(sd, &a_dir, &tr, -ENOENT,
+		     "ACE 1: deny entry for SID S-1-5-11, which maps to no unix id");
+	/* a deny for a SID the resolver knows is fine */
+	set_ace(sd, 1, DENY, OI | CI, W, dom(OWNER));
+	richacl_free(set_sd(sd, &a_dir));
+	nt_sd_free(sd);
+}
+
+/*
+ * MS-NFS SIDs from macOS clients: S-1-5-88-1-<uid> and S-1-5-88-2-<gid> name
+ * their ids (as Samba's Unix SIDs do); the mode ACE S-1-5-88-3-<mode> has
+ * mask 0, so even as a deny it denies nothing, here and on Windows, and it
+ * is kept as an unmapped entry.
+ */
+static void test_ms_nfs_sids(void **state)
+{
+	struct nt_sd *sd = new_sd(4);
+	struct test_resolver tr;
+	struct richacl_error err = { 0 };
+	struct richacl *acl = NULL;
+
+	(void)state;
+	test_resolver_init(&tr);
+	tr.res.refuse_unmapped = true;		/* none of these counts as unmapped... */
+	set_ace(sd, 0, ALLOW, 0, R | W, "S-1-5-88-1-1005");
+	set_ace(sd, 1, DENY, 0, W, "S-1-5-88-2-2009");
+	set_ace(sd, 2, ALLOW, 0, R, "S-1-1-0");
+	set_ace(sd, 3, DENY, 0, 0, "S-1-5-88-3-420");
+	/* ...except the mode ACE, which the policy refuses like any unmapped SID */
+	set_sd_fails(sd, &a_file, &tr, -ENOENT,
+		     "ACE 3: SID S-1-5-88-3-420 maps to no unix id (unmapped SIDs are refused)");
+	tr.res.refuse_unmapped = false;
+	assert_int_equal(richacl_from_nt_sd(sd, &a_file, &tr.res, &acl, &err), 0);
+	assert_entries(acl, "user:1005:rw::allow group:2009:w::deny everyone@:r::allow "
+			    "user:S-1-5-88-3-420::u:deny");
+	richacl_free(acl);
+	/* a mode ACE that does deny bits would deny nobody: refused */
+	set_ace(sd, 3, DENY, 0, W, "S-1-5-88-3-420");
+	set_sd_fails(sd, &a_file, &tr, -ENOENT,
+		     "ACE 3: deny entry for SID S-1-5-88-3-420, which maps to no unix id");
+	nt_sd_free(sd);
+}
+
+/* refuse_unmapped: allow entries for unmappable SIDs are refused too */
+static void test_unmapped_allow_refused_by_policy(void **state)
+{
+	struct nt_sd *sd = new_sd(2);
+	struct test_resolver tr;
+	struct richacl_error err = { 0 };
+	struct richacl *acl = NULL;
+
+	(void)state;
+	test_resolver_init(&tr);
+	tr.res.refuse_unmapped = true;
+	set_ace(sd, 0, ALLOW, 0, R, "S-1-1-0");
+	set_ace(sd, 1, ALLOW, 0, W, "S-1-5-21-9-9-9-77");
+	set_sd_fails(sd, &a_file, &tr, -ENOENT,
+		     "ACE 1: SID S-1-5-21-9-9-9-77 maps to no unix id (unmapped SIDs are refused)");
+	/* everyone@ and unix SIDs still work under the policy */
+	set_ace(sd, 1, ALLOW, 0, W, "S-1-22-1-1005");
+	assert_int_equal(richacl_from_nt_sd(sd, &a_file, &tr.res, &acl, &err), 0);
+	assert_entries(acl, "everyone@:r::allow user:1005:w::allow");
 	richacl_free(acl);
 	nt_sd_free(sd);
 }
@@ -1350,7 +1443,7 @@ int main(void)
 		cmocka_unit_test(test_M4_inherit_only_owner_is_only_creator_owner),
 		cmocka_unit_test(test_M4_split_keeps_inherited_flag),
 		cmocka_unit_test(test_M4_owner_without_inheritance_names_owner_sid),
-		cmocka_unit_test(test_M4_unmapped_who_not_a_sid_is_an_error),
+		cmocka_unit_test(test_M4_unmapped_who_not_a_sid_reads_as_nobody),
 		cmocka_unit_test(test_M4_user_lookup_failure_names_entry),
 		cmocka_unit_test(test_M4_invalid_acl_is_an_error),
 		cmocka_unit_test(test_M5_entry_flags),
@@ -1372,6 +1465,9 @@ int main(void)
 		cmocka_unit_test(test_M8_id_both_round_trip),
 		cmocka_unit_test(test_M9_unmapped_sid_kept),
 		cmocka_unit_test(test_M9_unmapped_entries_match_nobody),
+		cmocka_unit_test(test_unmapped_deny_refused),
+		cmocka_unit_test(test_unmapped_allow_refused_by_policy),
+		cmocka_unit_test(test_ms_nfs_sids),
 		cmocka_unit_test(test_M10_generic_mapping),
 		cmocka_unit_test(test_M10_generic_rights_in_aces),
 		cmocka_unit_test(test_M10_rejects_ace_types),

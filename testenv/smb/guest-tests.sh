@@ -10,7 +10,8 @@
 # 2. starts smbd on the guest's loopback port 445 (testenv/smb/server.sh) with
 #    [richacl] = /mnt/rich/share, [aclxattr] = /mnt/plain/aclxattr,
 #    [nfs4acl] = /mnt/plain/nfs4acl and [hideunread],
-# 3. runs the S-* suite (testenv/tests/smb/run.py) -> DIR/s-suite.txt,
+# 3. runs the S-* suite (testenv/tests/smb/run.py) -> DIR/s-suite.txt, then the
+#    S-K2 suite (testenv/tests/smb/verdict.py, one verdict) -> DIR/k2-suite.txt,
 # 4. runs each smbtorture suite against each share, as the unprivileged SMB
 #    user alice, with the smbtorture process itself running as the local
 #    user alice (runuser), on an emptied share directory that alice owns,
@@ -78,7 +79,7 @@ else
 fi
 
 start_args=(start --state "$STATE" --rich "${SHARE_PATH[richacl]}"
-	--aclxattr "${SHARE_PATH[aclxattr]}" --nfs4acl "${SHARE_PATH[nfs4acl]}")
+	--aclxattr "${SHARE_PATH[aclxattr]}" --nfs4acl "${SHARE_PATH[nfs4acl]}" --test-shares)
 [ -n "$module" ] && start_args+=(--module "$module")
 if ! bash "$here/server.sh" "${start_args[@]}" 2>"$out/server-start.err"; then
 	cat "$out/server-start.err" >&2
@@ -95,6 +96,11 @@ if [ "$run_suite" = 1 ]; then
 		--path "${SHARE_PATH[richacl]}" --share richacl --tools "$tools" \
 		>"$out/s-suite.txt" 2>&1
 	echo "s-suite $(echo "$(now) - $t" | bc)" >>"$out/times"
+	t=$(now)
+	/usr/bin/python3 "$repo/testenv/tests/smb/verdict.py" --state "$STATE" \
+		--path "${SHARE_PATH[richacl]}" --tools "$tools" \
+		>"$out/k2-suite.txt" 2>&1
+	echo "k2-suite $(echo "$(now) - $t" | bc)" >>"$out/times"
 fi
 
 empty_share() {	# share

@@ -4,7 +4,7 @@
 #
 #   server.sh start --state DIR --rich PATH --aclxattr PATH --nfs4acl PATH
 #                   [--module RICHACL_SO] [--port N] [--interfaces LIST] [--hideunread SHARE]
-#                   [--richacl-option NAME=VALUE]...
+#                   [--richacl-option NAME=VALUE]... [--test-shares]
 #   server.sh hideunread --state DIR SHARE   [hideunread] now copies SHARE (reload)
 #   server.sh stop --state DIR
 #
@@ -88,6 +88,29 @@ add_users() {
 	chmod 0644 "$state/users"
 }
 
+# Well-known SIDs (docs/mapping.md, "Well-known SIDs"): Authenticated Users
+# (S-1-5-11) gets a unix group.  smbd adds it to the unix token of every
+# authenticated session, so the kernel honours an ACE for S-1-5-11 as smbd
+# does; the local test users are members too, so that their local logins
+# hold it as well.  NETWORK (S-1-5-2), also in every SMB token, is left
+# without a gid on purpose: the S-K2 tests (testenv/tests/smb/verdict.py)
+# use it as the token SID that only smbd could honour.
+AUTHUSERS_GID=3011
+map_wellknown() {
+	getent group authusers >/dev/null || groupadd -g "$AUTHUSERS_GID" authusers ||
+		die "cannot make group authusers"
+	local u name
+	for u in "${USERS[@]}"; do
+		read -r name _ <<<"$u"
+		usermod -a -G authusers "$name" || die "cannot add $name to authusers"
+	done
+	if ! net -s "$state/smb.conf" groupmap list sid=S-1-5-11 2>/dev/null | grep -q authusers; then
+		net -s "$state/smb.conf" groupmap add sid=S-1-5-11 unixgroup=authusers \
+			type=builtin ntgroup="Authenticated Users" >/dev/null ||
+			die "net groupmap add sid=S-1-5-11 failed"
+	fi
+}
+
 wait_ready() {	# port
 	local i
 	for i in $(seq 1 240); do
@@ -117,6 +140,7 @@ cmd_start() {
 		--interfaces) confargs+=("$1" "${2:?}"); shift 2 ;;
 		--richacl-option) confargs+=("$1" "${2:?}"); shift 2 ;;
 		--hideunread) hideunread=${2:?}; shift 2 ;;
+		--test-shares) confargs+=("$1"); shift ;;
 		--module) module=${2:?}; shift 2 ;;
 		*) die "start: unknown argument '$1'" ;;
 		esac
@@ -132,6 +156,7 @@ cmd_start() {
 	fi
 	write_conf
 	add_users
+	map_wellknown
 	# Own session: on shutdown smbd signals its whole process group.
 	setsid smbd -F --no-process-group -s "$state/smb.conf" --debug-stdout -d1 \
 		</dev/null >"$state/smbd.log" 2>&1 &

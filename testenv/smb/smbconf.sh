@@ -19,6 +19,12 @@
 #                      loopback only; the demo adds eth0 for QEMU's hostfwd)
 #   --richacl-option NAME=VALUE
 #                      extra "richacl:NAME = VALUE" line in [richacl] (repeatable)
+#   --test-shares      also the shares of the S-K2 tests (testenv/tests/smb/verdict.py):
+#                      [richacldos] = [richacl] with "dos filemode = yes" and
+#                      "richacl:unmapped sids = refuse"; [rstack] (richacl stacked
+#                      with acl_xattr), [rrequire] (richacl:require = yes on the
+#                      plain ext4) and [rbadparm] (a bad richacl: value), whose
+#                      tree connects vfs_richacl must refuse
 #
 # The server is a standalone server on the given interfaces only.  SMB1 is
 # enabled (server min protocol = NT1) because smbtorture's base.* and raw.*
@@ -26,7 +32,7 @@
 set -euo pipefail
 
 state="" rich="" aclxattr="" nfs4acl="" hideunread=richacl port=445 interfaces=lo
-richacl_opts=()
+richacl_opts=() test_shares=0
 usage() {
 	sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//' >&2
 	exit 2
@@ -41,6 +47,7 @@ while [ $# -gt 0 ]; do
 	--port) port=${2:?}; shift 2 ;;
 	--interfaces) interfaces=${2:?}; shift 2 ;;
 	--richacl-option) richacl_opts+=("${2:?}"); shift 2 ;;
+	--test-shares) test_shares=1; shift ;;
 	-h|--help) usage ;;
 	*) echo "smbconf.sh: unknown argument '$1'" >&2; usage ;;
 	esac
@@ -117,4 +124,27 @@ cat <<EOF
 [hideunread]
 	copy = $hideunread
 	hide unreadable = yes
+EOF
+[ "$test_shares" = 1 ] || exit 0
+cat <<EOF
+
+[richacldos]
+	copy = richacl
+	dos filemode = yes
+	richacl:unmapped sids = refuse
+
+[rstack]
+	path = $aclxattr
+	read only = no
+	vfs objects = acl_xattr richacl
+
+[rrequire]
+	path = $aclxattr
+	read only = no
+	vfs objects = richacl
+	richacl:require = yes
+
+[rbadparm]
+	copy = richacl
+	richacl:fix create masks = maybe
 EOF
