@@ -6,7 +6,7 @@ export DEBIAN_FRONTEND=noninteractive
 PKGS_BUILD="build-essential gcc clang llvm libclang-rt-14-dev python3 pkg-config libcmocka-dev libattr1-dev attr acl valgrind"
 PKGS_KERNEL="linux-source-6.1 bc flex bison libelf-dev libssl-dev cpio xz-utils rsync kmod"
 PKGS_GUEST="qemu-system-x86 e2fsprogs samba smbclient samba-testsuite python3-samba python3-impacket \
-	samba-vfs-modules busybox-static libsmbclient-dev"
+	samba-vfs-modules busybox-static libsmbclient-dev winbind"
 PKGS_SAMBA_SRC="dpkg-dev libparse-yapp-perl libkeyutils-dev python3-dev libgnutls28-dev libpopt-dev \
 	libjansson-dev libacl1-dev libtdb-dev libtevent-dev libldb-dev libtasn1-bin libtasn1-6-dev \
 	liblmdb-dev zlib1g-dev libicu-dev libbsd-dev libcap-dev libarchive-dev libdbus-1-dev \

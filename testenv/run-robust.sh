@@ -5,14 +5,14 @@
 # QEMU kills, SMB load, and smbd under valgrind (testenv/robust/).
 #
 #   testenv/run-robust.sh [--short] [--kernel BZIMAGE] [--module SO] [--seed N]
-#                         [--only LIST] [--kills N] [--keep]
+#                         [--only LIST] [--kills N] [--smb-cases N] [--keep]
 #
 #   --short           the bounded version that CI runs (at most ~8 minutes of
 #                     guest time): 20,000 differential cases, 3,000 blobs,
 #                     100 SMB differential cases, one round of hostile
 #                     descriptors (~120), a 20 s load run, 5 kills and a
 #                     small valgrind run (6 rounds).  Default: the long
-#                     versions (120,000 cases, 50,000 blobs, 400 SMB cases,
+#                     versions (120,000 cases, 50,000 blobs, 10,000 SMB cases,
 #                     5 rounds of descriptors, 120 s load, 50 kills,
 #                     40 valgrind rounds).
 #   --kernel BZIMAGE  kernel to boot (default: what testenv/kernel-build.sh
@@ -23,6 +23,7 @@
 #   --only LIST       comma separated subset of: main,crash,valgrind
 #                     (main = differential + blobs + SMB parts)
 #   --kills N         number of QEMU kills in the crash part
+#   --smb-cases N     number of SMB differential cases (smbdiff.py)
 #   --keep            keep the run directory (images, logs) even on success
 #
 # Prints one line per part with its counts and time, the findings of failed
@@ -34,7 +35,7 @@ cd "$(dirname "$0")/.."
 repo=$PWD
 CACHE=/var/cache/richacl/testenv
 
-short=0 kernel="" module="" seed="" only="main,crash,valgrind" kills="" keep=0
+short=0 kernel="" module="" seed="" only="main,crash,valgrind" kills="" keep=0 smb_cases=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--short) short=1; shift ;;
@@ -43,6 +44,7 @@ while [ $# -gt 0 ]; do
 	--seed) seed=${2:?}; shift 2 ;;
 	--only) only=${2:?}; shift 2 ;;
 	--kills) kills=${2:?}; shift 2 ;;
+	--smb-cases) smb_cases=${2:?}; shift 2 ;;
 	--keep) keep=1; shift ;;
 	-h|--help) sed -n '2,/^set -uo/p' "$0" | sed -e '/^set -uo/d' -e 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run-robust: unknown argument '$1'" >&2; exit 2 ;;
@@ -51,10 +53,10 @@ done
 want() { [[ ",$only," == *",$1,"* ]]; }
 
 if [ "$short" = 1 ]; then
-	CASES=20000 BLOBS=3000 SMB_CASES=100 LOAD_SECS=20 KILLS=${kills:-5} VG_OPS=6 HOSTILE=1
+	CASES=20000 BLOBS=3000 SMB_CASES=${smb_cases:-1000} LOAD_SECS=20 KILLS=${kills:-5} VG_OPS=6 HOSTILE=1
 	MAIN_TIMEOUT=420 VG_TIMEOUT=420
 else
-	CASES=120000 BLOBS=50000 SMB_CASES=400 LOAD_SECS=120 KILLS=${kills:-50} VG_OPS=40 HOSTILE=5
+	CASES=120000 BLOBS=50000 SMB_CASES=${smb_cases:-10000} LOAD_SECS=120 KILLS=${kills:-50} VG_OPS=40 HOSTILE=5
 	MAIN_TIMEOUT=3600 VG_TIMEOUT=1800
 fi
 seed=${seed:-$(( ($(date +%s%N) / 1000) % 4000000000 ))}

@@ -127,6 +127,9 @@ count_suite() {	# file name
 }
 count_suite "$res/s-suite.txt" "S-*"
 count_suite "$res/k2-suite.txt" "S-K2"
+count_suite "$res/s-suite-winbind.txt" "S-* (winbind)"
+count_suite "$res/k2-suite-winbind.txt" "S-K2 (winbind)"
+[ -f "$res/winbind-ids.txt" ] && sed 's/^/smb: winbind id: /' "$res/winbind-ids.txt"
 
 if [ -d "$res/torture" ]; then
 	md_args=()

@@ -80,6 +80,13 @@ struct richacl_config {
 	bool warned_unsupported;
 	/* richacl_fsetxattr() refused smbd's root-acting DOS attribute write */
 	bool dos_write_refused;
+	/*
+	 * The directory richacl_mkdirat() just made, whose inherited acl the
+	 * next openat (smbd's open of it in mkdir_internal()) stores in full.
+	 */
+	bool new_dir_pending;
+	dev_t new_dir_dev;
+	ino_t new_dir_ino;
 };
 
 /*
@@ -840,17 +847,70 @@ static NTSTATUS richacl_chown(struct vfs_handle_struct *handle,
 	return map_nt_error_from_unix(saved_errno);
 }
 
-/* Put owner and group back after a failed request (M7); root undoes. */
+/*
+ * What a failed request must put back (M7): owner, group, and the set-id
+ * bits, which the kernel clears on a chown by anybody but root.
+ */
+struct richacl_undo {
+	uid_t uid;
+	gid_t gid;
+	mode_t mode;
+	bool has_acl;		/* blob holds the acl (else only the mode) */
+	DATA_BLOB blob;
+};
+
+/*
+ * Note what richacl_undo_chown() needs.  The acl is read only if the file
+ * has set-id bits: putting them back is a chmod, which rewrites the masks
+ * of an acl, so the acl is stored again after it.
+ */
+static bool richacl_undo_prepare(struct vfs_handle_struct *handle,
+				 struct files_struct *fsp,
+				 TALLOC_CTX *mem_ctx,
+				 struct richacl_undo *undo)
+{
+	const SMB_STRUCT_STAT *st = &fsp->fsp_name->st;
+
+	*undo = (struct richacl_undo) {
+		.uid = st->st_ex_uid,
+		.gid = st->st_ex_gid,
+		.mode = st->st_ex_mode & 07777,
+	};
+	if ((undo->mode & (S_ISUID | S_ISGID)) == 0) {
+		return true;
+	}
+	if (richacl_read_blob(handle, fsp, mem_ctx, &undo->blob) == 0) {
+		undo->has_acl = true;
+		return true;
+	}
+	return errno == ENODATA || richacl_errno_unsupported(errno);
+}
+
+/* Put owner, group and set-id bits back after a failed request; as root. */
 static void richacl_undo_chown(struct vfs_handle_struct *handle,
 			       struct files_struct *fsp,
-			       uid_t old_uid,
-			       gid_t old_gid)
+			       const struct richacl_undo *undo)
 {
+	SMB_STRUCT_STAT st;
+
 	become_root();
-	if (SMB_VFS_NEXT_FCHOWN(handle, fsp, old_uid, old_gid) == -1) {
+	if (SMB_VFS_NEXT_FCHOWN(handle, fsp, undo->uid, undo->gid) == -1) {
 		DBG_ERR("%s: could not restore owner %u:%u: %s\n",
-			fsp_str_dbg(fsp), (unsigned int)old_uid,
-			(unsigned int)old_gid, strerror(errno));
+			fsp_str_dbg(fsp), (unsigned int)undo->uid,
+			(unsigned int)undo->gid, strerror(errno));
+	}
+	if ((undo->mode & (S_ISUID | S_ISGID)) != 0 &&
+	    SMB_VFS_NEXT_FSTAT(handle, fsp, &st) == 0 &&
+	    (st.st_ex_mode & 07777) != undo->mode) {
+		if (SMB_VFS_NEXT_FCHMOD(handle, fsp, undo->mode) == -1 ||
+		    (undo->has_acl &&
+		     SMB_VFS_NEXT_FSETXATTR(handle, fsp, RICHACL_XATTR,
+					    undo->blob.data,
+					    undo->blob.length, 0) == -1)) {
+			DBG_ERR("%s: could not restore mode 0%o and its "
+				"ACL: %s\n", fsp_str_dbg(fsp),
+				(unsigned int)undo->mode, strerror(errno));
+		}
 	}
 	unbecome_root();
 }
@@ -867,6 +927,7 @@ static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
 	uid_t old_uid, new_uid = (uid_t)-1;
 	gid_t old_gid, new_gid = (gid_t)-1;
 	struct richacl_map_file file;
+	struct richacl_undo undo;
 	bool chowned = false, privileged = false;
 	NTSTATUS status;
 	int ret, saved_errno;
@@ -902,6 +963,25 @@ static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
 		TALLOC_FREE(frame);
 		return status;
 	}
+	/*
+	 * unpack_nt_owners() answers (uid_t)-1 for "not sent" and for a SID
+	 * that names id 4294967295 (S-1-22-1-4294967295): the latter is no
+	 * owner a file can have.
+	 */
+	if ((security_info_sent & SECINFO_OWNER) && psd->owner_sid != NULL &&
+	    new_uid == (uid_t)-1) {
+		DBG_NOTICE("%s: the owner SID maps to uid -1\n",
+			   fsp_str_dbg(fsp));
+		TALLOC_FREE(frame);
+		return NT_STATUS_INVALID_OWNER;
+	}
+	if ((security_info_sent & SECINFO_GROUP) && psd->group_sid != NULL &&
+	    new_gid == (gid_t)-1) {
+		DBG_NOTICE("%s: the group SID maps to gid -1\n",
+			   fsp_str_dbg(fsp));
+		TALLOC_FREE(frame);
+		return NT_STATUS_INVALID_PRIMARY_GROUP;
+	}
 	if (new_uid == (uid_t)-1) {
 		new_uid = old_uid;
 	}
@@ -925,6 +1005,13 @@ static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
 
 	/* Now change: ownership first, as the kernel lets the user. */
 	if (new_uid != old_uid || new_gid != old_gid) {
+		if (!richacl_undo_prepare(handle, fsp, frame, &undo)) {
+			status = map_nt_error_from_unix(errno);
+			DBG_NOTICE("%s: cannot read the ACL: %s\n",
+				   fsp_str_dbg(fsp), nt_errstr(status));
+			TALLOC_FREE(frame);
+			return status;
+		}
 		status = richacl_chown(handle, fsp,
 				       new_uid != old_uid ? new_uid : (uid_t)-1,
 				       new_gid != old_gid ? new_gid : (gid_t)-1,
@@ -947,7 +1034,7 @@ static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
 		if (!NT_STATUS_IS_OK(status)) {
 			DBG_ERR("%s: stat after chown failed: %s\n",
 				fsp_str_dbg(fsp), nt_errstr(status));
-			richacl_undo_chown(handle, fsp, old_uid, old_gid);
+			richacl_undo_chown(handle, fsp, &undo);
 			TALLOC_FREE(frame);
 			return status;
 		}
@@ -965,8 +1052,7 @@ static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
 			status = richacl_from_sd(frame, config, fsp, psd,
 						 &file, &acl, &blob);
 			if (!NT_STATUS_IS_OK(status)) {
-				richacl_undo_chown(handle, fsp, old_uid,
-						   old_gid);
+				richacl_undo_chown(handle, fsp, &undo);
 				TALLOC_FREE(frame);
 				return status;
 			}
@@ -1005,7 +1091,7 @@ static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
 				   fsp_str_dbg(fsp), strerror(saved_errno));
 		}
 		if (chowned) {
-			richacl_undo_chown(handle, fsp, old_uid, old_gid);
+			richacl_undo_chown(handle, fsp, &undo);
 		}
 		TALLOC_FREE(frame);
 		return map_nt_error_from_unix(saved_errno);
@@ -1172,6 +1258,38 @@ static bool richacl_write_only(const struct files_struct *fsp,
 	return (fsp->access_mask & (FILE_READ_DATA | FILE_EXECUTE)) == 0;
 }
 
+/* The fix-up of a directory richacl_mkdirat() made, if fd is that one. */
+static void richacl_fix_new_dir(struct richacl_config *config,
+				const struct files_struct *dirfsp,
+				const struct smb_filename *smb_fname,
+				int fd)
+{
+	TALLOC_CTX *frame = NULL;
+	char *parent = NULL;
+	char *path = NULL;
+	struct stat st;
+
+	if (!config->new_dir_pending) {
+		return;
+	}
+	config->new_dir_pending = false;
+	if (dirfsp == NULL || fstat(fd, &st) == -1 || !S_ISDIR(st.st_mode) ||
+	    st.st_dev != config->new_dir_dev ||
+	    st.st_ino != config->new_dir_ino) {
+		return;
+	}
+	frame = talloc_stackframe();
+	parent = richacl_parent_path(frame, fsp_get_pathref_fd(dirfsp),
+				     smb_fname->base_name);
+	/* fd may be O_PATH: reach the directory through /proc/self/fd. */
+	path = talloc_asprintf(frame, "/proc/self/fd/%d", fd);
+	if (parent != NULL && path != NULL) {
+		richacl_inherit_in_full(parent, -1, path, true,
+					smb_fname->base_name);
+	}
+	TALLOC_FREE(frame);
+}
+
 static int richacl_openat(struct vfs_handle_struct *handle,
 			  const struct files_struct *dirfsp,
 			  const struct smb_filename *smb_fname,
@@ -1203,7 +1321,12 @@ static int richacl_openat(struct vfs_handle_struct *handle,
 		my_how.flags |= O_APPEND;
 	}
 	fd = SMB_VFS_NEXT_OPENAT(handle, dirfsp, smb_fname, fsp, &my_how);
-	if (fd == -1 || !config->fix_create_masks) {
+	if (fd == -1) {
+		config->new_dir_pending = false;
+		return fd;
+	}
+	richacl_fix_new_dir(config, dirfsp, smb_fname, fd);
+	if (!config->fix_create_masks) {
 		return fd;
 	}
 	/* smbd creates with O_CREAT|O_EXCL: only then do we know. */
@@ -1231,48 +1354,48 @@ static int richacl_openat(struct vfs_handle_struct *handle,
 	return fd;
 }
 
+/*
+ * A new directory gets its inheritance fixed up on the descriptor smbd
+ * opens it with, right after the mkdir (mkdir_internal() calls fd_openat()
+ * on the new name): richacl_mkdirat() notes the directory's device and
+ * inode, looked up through the modules below (name translation, no
+ * symlink following), and the next openat fixes up the acl if the
+ * descriptor it opened is that inode.  A rename in between, or a mkdir by
+ * another module that opens nothing afterwards (vfs_recycle), gets no
+ * fix-up: the directory then keeps the kernel's create-time masks.
+ */
 static int richacl_mkdirat(struct vfs_handle_struct *handle,
 			   struct files_struct *dirfsp,
 			   const struct smb_filename *smb_fname,
 			   mode_t mode)
 {
-	TALLOC_CTX *frame = NULL;
 	struct richacl_config *config = NULL;
-	char *parent = NULL;
-	char *path = NULL;
-	int dirfd;
-	int fd;
+	struct smb_filename *name = NULL;
 	int ret;
 
 	SMB_VFS_HANDLE_GET_DATA(handle, config, struct richacl_config,
 				return -1);
 
+	config->new_dir_pending = false;
 	ret = SMB_VFS_NEXT_MKDIRAT(handle, dirfsp, smb_fname, mode);
 	if (ret == -1 || !config->fix_create_masks) {
 		return ret;
 	}
-
-	/*
-	 * O_PATH: the new directory may grant its creator nothing (an
-	 * inherit-only entry alone), and lookup needs no permission on it.
-	 */
-	dirfd = fsp_get_pathref_fd(dirfsp);
-	fd = openat(dirfd, smb_fname->base_name,
-		    O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd == -1) {
-		DBG_NOTICE("%s: cannot open the new directory: %s\n",
-			   smb_fname_str_dbg(smb_fname), strerror(errno));
+	name = cp_smb_filename(talloc_tos(), smb_fname);
+	if (name == NULL) {
 		return ret;
 	}
-	frame = talloc_stackframe();
-	parent = richacl_parent_path(frame, dirfd, smb_fname->base_name);
-	path = talloc_asprintf(frame, "/proc/self/fd/%d", fd);
-	if (parent != NULL && path != NULL) {
-		richacl_inherit_in_full(parent, -1, path, true,
-					smb_fname->base_name);
+	if (SMB_VFS_NEXT_FSTATAT(handle, dirfsp, name, &name->st,
+				 AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISDIR(name->st.st_ex_mode)) {
+		config->new_dir_pending = true;
+		config->new_dir_dev = name->st.st_ex_dev;
+		config->new_dir_ino = name->st.st_ex_ino;
+	} else {
+		DBG_NOTICE("%s: cannot stat the new directory: %s\n",
+			   smb_fname_str_dbg(smb_fname), strerror(errno));
 	}
-	TALLOC_FREE(frame);
-	close(fd);
+	TALLOC_FREE(name);
 	return ret;
 }
 
@@ -1742,7 +1865,8 @@ static bool richacl_check_stacking(int snum, const char *service)
  * only the SIDs that map to gids into unix groups).  Opens through such an
  * ACE fail in the kernel, and the module refuses smbd's root-acting
  * shortcuts for them; the cure is a gid for the SID (docs/mapping.md).
- * The user and primary group SIDs (the first two) and Everyone are skipped.
+ * The user and primary group SIDs (the first two), other SIDs of the user
+ * (S-1-22-1-uid) and Everyone are skipped.
  */
 static void richacl_log_token_sids_without_gid(struct vfs_handle_struct *handle,
 					       const char *service)
@@ -1770,6 +1894,11 @@ static void richacl_log_token_sids_without_gid(struct vfs_handle_struct *handle,
 	for (i = 2; i < token->num_sids; i++) {
 		if (ids[i].type == ID_TYPE_GID || ids[i].type == ID_TYPE_BOTH ||
 		    dom_sid_equal(&token->sids[i], &global_sid_World)) {
+			continue;
+		}
+		/* Another SID of the user himself (S-1-22-1-uid) */
+		if (ids[i].type == ID_TYPE_UID && si->unix_token != NULL &&
+		    ids[i].id == si->unix_token->uid) {
 			continue;
 		}
 		DBG_WARNING("[%s]: the token of uid %u holds %s, which has "

@@ -99,6 +99,7 @@ struct nt_sd {
 extern const struct nt_sid nt_sid_world;		/* S-1-1-0 */
 extern const struct nt_sid nt_sid_creator_owner;	/* S-1-3-0 */
 extern const struct nt_sid nt_sid_creator_group;	/* S-1-3-1 */
+extern const struct nt_sid nt_sid_owner_rights;	/* S-1-3-4 */
 extern const struct nt_sid nt_sid_nobody;		/* S-1-0-0, the NULL SID */
 
 /* ---- SIDs (src/sid.c) ---- */

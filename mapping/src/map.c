@@ -566,7 +566,15 @@ static int map_trustee(struct map_ctx *ctx, const struct nt_ace *ace, unsigned i
 	}
 	if (nt_sid_equal(&ace->trustee, &nt_sid_nobody))	/* matches nobody anywhere */
 		return set_unmapped_sid(e, &ace->trustee, false, ctx->err);
-	ret = sid_to_id(ctx->res, &ace->trustee, &type, &id);
+	/*
+	 * OWNER RIGHTS applies to the owner in smbd's check, never through a
+	 * token.  A gid an idmap backend gives it (winbindd does) is held by
+	 * no process, so it is not resolved: it stays a SID without an id.
+	 */
+	if (nt_sid_equal(&ace->trustee, &nt_sid_owner_rights))
+		ret = -ENOENT;
+	else
+		ret = sid_to_id(ctx->res, &ace->trustee, &type, &id);
 	/*
 	 * A deny entry for a SID without an id would deny nobody in the
 	 * kernel, while smbd's own check honours it.  One that denies no

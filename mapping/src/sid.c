@@ -36,6 +36,11 @@ const struct nt_sid nt_sid_creator_group = {
 	.sub_auths = { 1 },
 };
 
+const struct nt_sid nt_sid_owner_rights = {
+	.revision = 1, .num_auths = 1, .id_auth = { 0, 0, 0, 0, 0, 3 },
+	.sub_auths = { 4 },
+};
+
 const struct nt_sid nt_sid_nobody = {
 	.revision = 1, .num_auths = 1, .id_auth = { 0, 0, 0, 0, 0, 0 },
 	.sub_auths = { 0 },

@@ -1028,6 +1028,42 @@ static void test_ms_nfs_sids(void **state)
 	nt_sd_free(sd);
 }
 
+/*
+ * OWNER RIGHTS is never resolved, even by a resolver that has a gid for it
+ * (winbindd allocates one): no process holds that gid, so a deny for it
+ * would deny nobody in the kernel.  Allow: kept unmapped; deny: refused.
+ */
+/* a resolver like winbindd's: every SID of authority 1, 3 or 5 has a gid */
+static int allocating_sid_to_id(void *ctx, const struct nt_sid *sid,
+				enum richacl_id_type *type, uint32_t *id)
+{
+	(void)ctx;
+	*type = RICHACL_ID_GID;
+	*id = 100000 + sid->id_auth[5] * 100 + sid->sub_auths[0];
+	return 0;
+}
+
+static void test_owner_rights_never_resolved(void **state)
+{
+	struct nt_sd *sd = new_sd(2);
+	struct richacl_resolver res = { .sid_to_id = allocating_sid_to_id };
+	struct richacl_error err = { 0 };
+	struct richacl *acl = NULL;
+
+	(void)state;
+	set_ace(sd, 0, ALLOW, 0, R, "S-1-3-4");
+	set_ace(sd, 1, ALLOW, 0, R, "S-1-5-11");
+	assert_int_equal(richacl_from_nt_sd(sd, &a_file, &res, &acl, &err), 0);
+	assert_entries(acl, "user:S-1-3-4:r:u:allow group:100511:r::allow");
+	richacl_free(acl);
+	acl = NULL;
+	set_ace(sd, 0, DENY, 0, W, "S-1-3-4");
+	assert_int_equal(richacl_from_nt_sd(sd, &a_file, &res, &acl, &err), -ENOENT);
+	assert_null(acl);
+	assert_non_null(strstr(err.msg, "ACE 0: deny entry for SID S-1-3-4, which maps to no unix id"));
+	nt_sd_free(sd);
+}
+
 /* refuse_unmapped: allow entries for unmappable SIDs are refused too */
 static void test_unmapped_allow_refused_by_policy(void **state)
 {
@@ -1468,6 +1504,7 @@ int main(void)
 		cmocka_unit_test(test_unmapped_deny_refused),
 		cmocka_unit_test(test_unmapped_allow_refused_by_policy),
 		cmocka_unit_test(test_ms_nfs_sids),
+		cmocka_unit_test(test_owner_rights_never_resolved),
 		cmocka_unit_test(test_M10_generic_mapping),
 		cmocka_unit_test(test_M10_generic_rights_in_aces),
 		cmocka_unit_test(test_M10_rejects_ace_types),

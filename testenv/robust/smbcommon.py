@@ -14,10 +14,14 @@ from samba.samba3 import libsmb_samba_internal as libsmb
 from samba.samba3 import param as s3param
 
 SHARE = "richacl"
-# SEMANTICS.md section 2 / testenv/guest/init.sh: uid, primary gid, groups
-USERS = {"alice": (1001, 1001, []), "bob": (1002, 1002, [2000]),
-         "carol": (1003, 1003, [2000])}
 STAFF = 2000
+# Authenticated Users (S-1-5-11) has this gid (testenv/smb/server.sh), so
+# smbd's process holds it for every session: the local side does too.
+AUTHUSERS = 3011
+# SEMANTICS.md section 2 / testenv/guest/init.sh: uid, primary gid, groups
+# (the groups of the user's SMB session: unix groups plus authusers)
+USERS = {"alice": (1001, 1001, [AUTHUSERS]), "bob": (1002, 1002, [STAFF, AUTHUSERS]),
+         "carol": (1003, 1003, [STAFF, AUTHUSERS])}
 
 STATUS_NAMES = {getattr(ntstatus, n) & 0xffffffff: n
                 for n in dir(ntstatus) if n.startswith("NT_STATUS_")}
@@ -33,7 +37,7 @@ SHARE_ALL = 0x7
 # richacl constants (mapping/include/richacl.h)
 ACE_ALLOW, ACE_DENY = 0, 1
 F_FILE_INHERIT, F_DIR_INHERIT = 0x1, 0x2
-F_GROUP, F_SPECIAL = 0x40, 0x4000
+F_GROUP, F_UNMAPPED, F_SPECIAL = 0x40, 0x2000, 0x4000
 OWNER, GROUP, EVERYONE = 0, 1, 2
 R, W, P, X, D_CHILD = 0x1, 0x2, 0x4, 0x20, 0x40
 DELETE, WRITE_ATTRS, READ_ACL, WRITE_ACL, WRITE_OWNER, SYNC = \
@@ -65,6 +69,7 @@ class Server:
                 name, _uid, pw = line.split()
                 self.passwords[name] = pw
         conf = os.path.join(state, "client.conf")
+        self.conf = conf
         self.lp = param.LoadParm()              # for the credentials
         self.lp.load(conf)
         self.lp3 = s3param.get_context()        # libsmb wants source3's loadparm
@@ -98,13 +103,20 @@ def ace(type_, flags, mask, ident):
 
 
 def encode(entries, flags=0, masks=None):
-    """system.richacl value of an unmasked acl (masks: owner, group, other)."""
+    """system.richacl value of an unmasked acl (masks: owner, group, other).
+    An entry whose ident is a string is an unmapped entry (F_UNMAPPED, id 0,
+    the string after the entry array)."""
     if masks is None:
         masks = max_masks(entries)
     out = struct.pack("<BBHIII", 0, flags, len(entries), *masks)
+    whos = b""
     for t, f, m, i in entries:
-        out += struct.pack("<HHII", t, f, m, i)
-    return out
+        if isinstance(i, str):
+            out += struct.pack("<HHII", t, f | F_UNMAPPED, m, 0)
+            whos += i.encode() + b"\0"
+        else:
+            out += struct.pack("<HHII", t, f, m, i)
+    return out + whos
 
 
 def max_masks(entries):
@@ -124,9 +136,12 @@ def acl_text(blob):
         return "(none)"
     _v, flags, count, om, gm, xm = struct.unpack_from("<BBHIII", blob)
     parts = [f"flags:0x{flags:x} masks 0x{om:x}/0x{gm:x}/0x{xm:x}"]
+    whos = blob[16 + 12 * count:].split(b"\0")
     for k in range(count):
         t, f, m, i = struct.unpack_from("<HHII", blob, 16 + 12 * k)
-        if f & F_SPECIAL:
+        if f & F_UNMAPPED:
+            who = f"user:{whos.pop(0).decode()}(unmapped)"
+        elif f & F_SPECIAL:
             who = ["owner@", "group@", "everyone@"][i]
         elif f & F_GROUP:
             who = f"group:{i}"

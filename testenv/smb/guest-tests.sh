@@ -22,7 +22,11 @@
 #    and say nothing about ACLs.  These suites therefore run one test per
 #    smbtorture process, each on an emptied share (as Samba's selftest
 #    starts from a fresh share),
-# 5. stops smbd and leaves its log in DIR/smbd.log.
+# 5. stops smbd and leaves its log in DIR/smbd.log,
+# 6. starts the server again with winbindd (server.sh --identity winbind),
+#    records the gids winbindd gives the well-known SIDs (DIR/winbind-ids.txt)
+#    and runs the S-* and S-K2 suites again -> DIR/s-suite-winbind.txt,
+#    DIR/k2-suite-winbind.txt.
 # The host (testenv/smb/torture-summary.py) turns the results into counts.
 set -uo pipefail
 
@@ -178,6 +182,45 @@ fi
 bash "$here/server.sh" stop --state "$STATE"
 # The log of a long run can be large; keep the end of it.
 tail -c 4000000 "$STATE/smbd.log" >"$out/smbd.log" 2>/dev/null
+
+# The second identity setup: the same server with winbindd allocating the
+# ids (docs/mapping.md, "Well-known SIDs"); the S-* and S-K2 suites again.
+if [ "$run_suite" = 1 ]; then
+	t=$(now)
+	STATE_WB=/run/richacl-smb-winbind
+	dir=${SHARE_PATH[richacl]}
+	if [ -d "$dir" ]; then
+		find "$dir" -mindepth 1 -delete
+		"$tools/setrichacl" --remove "$dir" 2>/dev/null
+		chown root:root "$dir"
+		chmod 0755 "$dir"
+	fi
+	wb_args=(start --state "$STATE_WB" --rich "${SHARE_PATH[richacl]}"
+		--aclxattr "${SHARE_PATH[aclxattr]}" --nfs4acl "${SHARE_PATH[nfs4acl]}"
+		--test-shares --identity winbind)
+	[ -n "$module" ] && wb_args+=(--module "$module")
+	if bash "$here/server.sh" "${wb_args[@]}" 2>"$out/server-start-winbind.err"; then
+		cp "$STATE_WB/smb.conf" "$out/smb-winbind.conf"
+		for sid in S-1-1-0 S-1-5-2 S-1-5-11 S-1-5-4 S-1-5-18 S-1-5-32-544 S-1-5-32-545 \
+			S-1-3-4 S-1-0-0; do
+			echo "$sid gid $(wbinfo --sid-to-gid "$sid" 2>&1 | tail -n 1)"
+		done >"$out/winbind-ids.txt"
+		/usr/bin/python3 "$repo/testenv/tests/smb/run.py" --state "$STATE_WB" \
+			--path "$dir" --share richacl --tools "$tools" \
+			>"$out/s-suite-winbind.txt" 2>&1
+		/usr/bin/python3 "$repo/testenv/tests/smb/verdict.py" --state "$STATE_WB" \
+			--path "$dir" --tools "$tools" --identity winbind \
+			>"$out/k2-suite-winbind.txt" 2>&1
+	else
+		cat "$out/server-start-winbind.err" >&2
+		echo "FAIL smbd-start (winbind): $(tail -n 1 "$out/server-start-winbind.err")" \
+			>"$out/s-suite-winbind.txt"
+	fi
+	bash "$here/server.sh" stop --state "$STATE_WB"
+	tail -c 2000000 "$STATE_WB/smbd.log" >"$out/smbd-winbind.log" 2>/dev/null
+	cp "$STATE_WB/winbindd.log" "$out/winbindd.log" 2>/dev/null
+	echo "winbind-suites $(echo "$(now) - $t" | bc)" >>"$out/times"
+fi
 dmesg >"$out/dmesg.txt" 2>/dev/null
 cd /
 mountpoint -q /mnt/rich && umount /mnt/rich

@@ -5,6 +5,7 @@
 #   server.sh start --state DIR --rich PATH --aclxattr PATH --nfs4acl PATH
 #                   [--module RICHACL_SO] [--port N] [--interfaces LIST] [--hideunread SHARE]
 #                   [--richacl-option NAME=VALUE]... [--test-shares]
+#                   [--identity passdb|winbind]
 #   server.sh hideunread --state DIR SHARE   [hideunread] now copies SHARE (reload)
 #   server.sh stop --state DIR
 #
@@ -17,6 +18,11 @@
 #    smbtorture, smbclient, smbcacls and python3-samba as clients),
 #  - gives alice, bob and carol (made by testenv/guest/init.sh) their SMB
 #    passwords; DIR/users lists "name uid password" for the clients,
+#  - identity passdb (default): a standalone server whose ids come from passdb
+#    and group mappings (map_wellknown below);
+#    identity winbind: the same server with winbindd running and
+#    "idmap config * : backend = tdb", as on a domain member: winbindd
+#    allocates gids for the well-known SIDs (DIR/winbindd.log, DIR/winbindd.pid),
 #  - starts "smbd -F" in the background (log: DIR/smbd.log, pid: DIR/smbd.pid)
 #    and waits until it accepts connections on 127.0.0.1:PORT.
 set -euo pipefail
@@ -111,6 +117,21 @@ map_wellknown() {
 	fi
 }
 
+start_winbindd() {
+	mkdir -p /run/samba	# the socket directory libwbclient looks in
+	setsid winbindd -F --no-process-group -s "$state/smb.conf" --debug-stdout -d1 \
+		</dev/null >"$state/winbindd.log" 2>&1 &
+	echo $! >"$state/winbindd.pid"
+	local i
+	for i in $(seq 1 120); do
+		wbinfo -p >/dev/null 2>&1 && return 0
+		kill -0 "$(cat "$state/winbindd.pid")" 2>/dev/null || break
+		sleep 0.5
+	done
+	tail -n 20 "$state/winbindd.log" >&2
+	die "winbindd does not answer (log: $state/winbindd.log)"
+}
+
 wait_ready() {	# port
 	local i
 	for i in $(seq 1 240); do
@@ -127,7 +148,7 @@ wait_ready() {	# port
 }
 
 cmd_start() {
-	local module="" port=445 rich="" aclxattr="" nfs4acl=""
+	local module="" port=445 rich="" aclxattr="" nfs4acl="" identity=passdb
 	local confargs=()
 	hideunread=richacl
 	while [ $# -gt 0 ]; do
@@ -141,6 +162,7 @@ cmd_start() {
 		--richacl-option) confargs+=("$1" "${2:?}"); shift 2 ;;
 		--hideunread) hideunread=${2:?}; shift 2 ;;
 		--test-shares) confargs+=("$1"); shift ;;
+		--identity) identity=${2:?}; shift 2 ;;
 		--module) module=${2:?}; shift 2 ;;
 		*) die "start: unknown argument '$1'" ;;
 		esac
@@ -150,13 +172,23 @@ cmd_start() {
 	ensure_proc
 	mkdir -p "$state"/{private,lock,state,cache,run,ncalrpc,bind-dns}
 	chmod 0755 "$state"
+	case "$identity" in
+	passdb) ;;
+	winbind) confargs+=(--winbind) ;;
+	*) die "start: --identity wants passdb or winbind" ;;
+	esac
+	echo "$identity" >"$state/identity"
 	printf '%s\n' "${confargs[@]}" >"$state/args"
 	if [ -n "$module" ]; then
 		install_module "$module"
 	fi
 	write_conf
 	add_users
-	map_wellknown
+	if [ "$identity" = winbind ]; then
+		start_winbindd
+	else
+		map_wellknown
+	fi
 	# Own session: on shutdown smbd signals its whole process group.
 	setsid smbd -F --no-process-group -s "$state/smb.conf" --debug-stdout -d1 \
 		</dev/null >"$state/smbd.log" 2>&1 &
@@ -176,10 +208,15 @@ cmd_hideunread() {
 cmd_stop() {
 	[ $# -eq 2 ] && [ "$1" = --state ] || die "usage: server.sh stop --state DIR"
 	state=$2
-	local pid
-	pid=$(cat "$state/smbd.pid" 2>/dev/null) || return 0
+	stop_pid "$state/smbd.pid"
+	stop_pid "$state/winbindd.pid"
+}
+
+stop_pid() {	# pid file of a daemon this script started
+	local pid i
+	pid=$(cat "$1" 2>/dev/null) || return 0
+	rm -f "$1"
 	kill "$pid" 2>/dev/null || return 0
-	local i
 	for i in $(seq 1 40); do
 		kill -0 "$pid" 2>/dev/null || return 0
 		sleep 0.25

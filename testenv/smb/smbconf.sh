@@ -19,6 +19,8 @@
 #                      loopback only; the demo adds eth0 for QEMU's hostfwd)
 #   --richacl-option NAME=VALUE
 #                      extra "richacl:NAME = VALUE" line in [richacl] (repeatable)
+#   --winbind          winbindd allocates ids: "idmap config * : backend = tdb"
+#                      (range 100000-199999), as on a domain member
 #   --test-shares      also the shares of the S-K2 tests (testenv/tests/smb/verdict.py):
 #                      [richacldos] = [richacl] with "dos filemode = yes" and
 #                      "richacl:unmapped sids = refuse"; [rstack] (richacl stacked
@@ -32,7 +34,7 @@
 set -euo pipefail
 
 state="" rich="" aclxattr="" nfs4acl="" hideunread=richacl port=445 interfaces=lo
-richacl_opts=() test_shares=0
+richacl_opts=() test_shares=0 winbind=0
 usage() {
 	sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//' >&2
 	exit 2
@@ -48,6 +50,7 @@ while [ $# -gt 0 ]; do
 	--interfaces) interfaces=${2:?}; shift 2 ;;
 	--richacl-option) richacl_opts+=("${2:?}"); shift 2 ;;
 	--test-shares) test_shares=1; shift ;;
+	--winbind) winbind=1; shift ;;
 	-h|--help) usage ;;
 	*) echo "smbconf.sh: unknown argument '$1'" >&2; usage ;;
 	esac
@@ -93,6 +96,7 @@ cat <<EOF
 	max log size = 0
 	log level = 1
 
+$([ "$winbind" = 1 ] && printf '\tidmap config * : backend = tdb\n\tidmap config * : range = 100000-199999\n')
 	load printers = no
 	printing = bsd
 	printcap name = /dev/null

@@ -31,14 +31,41 @@ what the kernel refuses the same uid and groups.  The cases:
   S-K2-log    the token SID without a gid (NETWORK) is named in the log.
   S-K2-size   an ACL too large for the file's xattr space is refused with a
               log line at level 1 (DBG_WARNING).
+  S-K2-attack the findings of an outside attack, as regressions: a refused
+              set_sd with a chown keeps the set-id bits (M7); owner / group
+              SIDs for id 4294967295 are refused; DOS attributes follow the
+              kernel's rule for user.DOSATTRIB (write_data) or Windows'
+              (write_attributes); denies for OWNER RIGHTS, SYSTEM, malformed
+              Unix and MS-NFS SIDs are refused.
+  S-K2-real   two real Windows DACLs set over SMB on a directory: a
+              departmental share (Administrators, SYSTEM, CREATOR OWNER,
+              Authenticated Users: modify, BUILTIN Users: read) and the
+              default DACL of a Windows volume root.  For alice (who set it),
+              bob and carol: read, write, create a file, create a directory,
+              delete, set the DACL and take ownership, over SMB and locally
+              with the same uid and groups; smbd must never grant what the
+              kernel refuses.  Prints one "TABLE" line per user and DACL.
+  S-K2-outage (winbind identity only, last) winbindd stops answering: a SID
+              without an id is refused with NT_STATUS_NO_SUCH_DOMAIN and a
+              log line, nothing changes; Unix SIDs still work.
+
+With --identity winbind (server.sh started winbindd, "idmap config * :
+backend = tdb") winbindd gives every well-known SID of the token a gid:
+NETWORK then has one too, so a deny for it is stored, and the log names no
+token SID without a gid.  The gids are asked from winbindd (wbinfo), and
+the local side holds the same ones as smbd's process.  The S-K2-root
+fixtures still hold an *unmapped* NETWORK entry (written locally, as an
+entry stored before the SID had an id would be), which only smbd matches.
 
 Output as run.py: "ok ..." / "FAIL ..." lines, then "N passed, N failed".
 
-usage: verdict.py --state DIR --path DIR [--tools DIR] [--only ROW...]
+usage: verdict.py --state DIR --path DIR [--identity passdb|winbind] [--tools DIR] [--only ROW...]
 """
 
 import argparse
 import os
+import signal
+import subprocess
 import sys
 import time
 import traceback
@@ -56,19 +83,43 @@ AUTHUSERS_GID = 3011            # testenv/smb/server.sh
 NONE_MAPPED = "NT_STATUS_NONE_MAPPED"
 DOSATTRIB = "user.DOSATTRIB"
 
-# The groups smbd gives bob's session: his unix groups (staff, and
-# authusers, which server.sh adds to the local users too) - and the gid
-# of every token SID that has one: only authusers here.
-BOB_GROUPS = [run.STAFF, AUTHUSERS_GID]
+WORLD = "S-1-1-0"
+BUILTIN_USERS = "S-1-5-32-545"
+
+
+def wbinfo_gid(sid):
+    """The gid winbindd maps sid to, or None."""
+    res = subprocess.run(["wbinfo", "--sid-to-gid", sid], capture_output=True, text=True)
+    out = res.stdout.strip()
+    return int(out) if res.returncode == 0 and out.isdigit() else None
 
 
 class Verdict(run.Suite):
     ROWS = ["S-K2-root", "S-K2-deny", "S-K2-policy", "S-K2-au", "S-K2-msnfs",
-            "S-K2-nosid", "S-K2-connect", "S-K2-log", "S-K2-size"]
+            "S-K2-nosid", "S-K2-connect", "S-K2-log", "S-K2-size", "S-K2-attack",
+            "S-K2-real", "S-K2-outage"]
 
     def __init__(self, args):
         super().__init__(args)
         self.share_conns = {}
+        self.winbind = args.identity == "winbind"
+        if self.winbind:
+            self.au_gid = wbinfo_gid(AUTH_USERS)
+            self.network_gid = wbinfo_gid(NETWORK)
+            token_gids = [wbinfo_gid(sid) for sid in (WORLD, NETWORK, AUTH_USERS, BUILTIN_USERS)]
+            if self.au_gid is None or self.network_gid is None:
+                raise SetupError(f"winbindd gives no gid to {AUTH_USERS} / {NETWORK}")
+        else:
+            self.au_gid, self.network_gid = AUTHUSERS_GID, None
+            token_gids = [AUTHUSERS_GID]
+        # The groups smbd's process holds for bob: his unix groups and the
+        # gid of every token SID that has one (create_local_token()).
+        # Measured, and compared with what that rule predicts.
+        self.bob_groups = self.groups_of("bob")
+        predicted = [run.STAFF] + [g for g in token_gids if g is not None]
+        print(f"identity {args.identity}: Authenticated Users gid {self.au_gid}, "
+              f"NETWORK gid {self.network_gid}, smbd runs bob with groups "
+              f"{self.bob_groups} (predicted at least {predicted})", flush=True)
 
     # ---- helpers
 
@@ -95,27 +146,44 @@ class Verdict(run.Suite):
 
     def set_dacl_on(self, share, user, rel, aces):
         """Write a DACL of (type, sid, mask) ACEs over SMB; the NTSTATUS."""
+        return self.set_sd_on(user, rel, run.READ_CONTROL | run.WRITE_DAC,
+                              security.SECINFO_DACL, aces=aces, share=share)
+
+    def set_sd_on(self, user, rel, access, secinfo, owner=None, group=None, aces=None,
+                  share="richacl"):
+        """set_sd with any of owner, group and a DACL of (type, sid, mask)."""
         c = self.conn_on(user, share)
-        st, fnum = self.smb(c.create, self.w(rel), DesiredAccess=run.READ_CONTROL | run.WRITE_DAC,
+        st, fnum = self.smb(c.create, self.w(rel), DesiredAccess=access,
                             ShareAccess=run.SHARE_ALL, CreateDisposition=run.FILE_OPEN,
                             CreateOptions=0)
         if st != OK:
             return st
         try:
             sd = security.descriptor()
-            sd.type = security.SEC_DESC_SELF_RELATIVE | security.SEC_DESC_DACL_PRESENT
-            sd.dacl = security.acl()
-            sd.dacl.revision = security.SECURITY_ACL_REVISION_NT4
-            for atype, sid, mask in aces:
-                ace = security.ace()
-                ace.type = atype
-                ace.flags = 0
-                ace.access_mask = mask
-                ace.trustee = security.dom_sid(sid)
-                sd.dacl_add(ace)
-            return self.smb(c.set_sd, fnum, sd, security.SECINFO_DACL)[0]
+            sd.type = security.SEC_DESC_SELF_RELATIVE
+            if owner:
+                sd.owner_sid = security.dom_sid(owner)
+            if group:
+                sd.group_sid = security.dom_sid(group)
+            if aces is not None:
+                sd.type |= security.SEC_DESC_DACL_PRESENT
+                sd.dacl = security.acl()
+                sd.dacl.revision = security.SECURITY_ACL_REVISION_NT4
+                for atype, sid, mask in aces:
+                    ace = security.ace()
+                    ace.type = atype
+                    ace.flags = 0
+                    ace.access_mask = mask
+                    ace.trustee = security.dom_sid(sid)
+                    sd.dacl_add(ace)
+            return self.smb(c.set_sd, fnum, sd, secinfo)[0]
         finally:
             self.smb(c.close, fnum)
+
+    def state_of(self, rel):
+        st = os.lstat(self.p(rel))
+        return (st.st_uid, st.st_gid, oct(st.st_mode & 0o7777),
+                self.acltext(rel, "--raw", "--numeric-ids"))
 
     def get_dacl_sids(self, user, rel):
         st, sd = self.smb_get_sd(user, rel)
@@ -140,7 +208,7 @@ class Verdict(run.Suite):
                 del run.IDS["_k2"]
 
     def bob_local(self, fn):
-        return self.local_as(1002, 1002, BOB_GROUPS, fn)
+        return self.local_as(1002, 1002, self.bob_groups, fn)
 
     def log_text(self):
         try:
@@ -212,6 +280,30 @@ class Verdict(run.Suite):
             self.expect_state(row, f"[{share}] g owned by bob", self.owner(f"{d}/g") == 1002,
                               f"owner {self.owner(f'{d}/g')}")
 
+        # everything else bob might do through the NETWORK grant: smbd
+        # performs it as bob, and the kernel refuses; nothing changes
+        d = "k2root-richacl"
+        self.mkfile(f"{d}/h", acl=net_acl, owner=1001)
+        before = self.state_of(f"{d}/h")
+        st, _ = self.smb_write_at("bob", f"{d}/h", run.WRITE_DATA, b"bob was here", 0)
+        self.expect_smb(row, "bob opens h for writing through NETWORK", DENIED, st)
+        self.expect_smb(row, "bob deletes h through NETWORK", DENIED,
+                        self.smb_unlink("bob", f"{d}/h"))
+        self.expect_smb(row, "bob renames h through NETWORK", DENIED,
+                        self.smb_rename("bob", f"{d}/h", f"{d}/h2"))
+        A = security.SEC_ACE_TYPE_ACCESS_ALLOWED
+        self.expect_smb(row, "bob sets h's DACL through NETWORK", DENIED,
+                        self.set_dacl_on("richacl", "bob", f"{d}/h",
+                                         [(A, self.sids["bob"], run.FILE_ALL_ACCESS)]))
+        st, fnum = self.smb_open("bob", f"{d}/h", run.DELETE, run.FILE_OPEN,
+                                 run.FILE_DELETE_ON_CLOSE)
+        if st == OK:
+            st = self.smb_close("bob", fnum)
+        self.expect_smb(row, "bob deletes h on close through NETWORK", DENIED, st)
+        self.expect_state(row, "h unchanged, in place", self.exists(f"{d}/h") and
+                          self.state_of(f"{d}/h") == before,
+                          f"{before} -> {self.state_of(f'{d}/h') if self.exists(f'{d}/h') else 'gone'}")
+
         # the kernel's verdict for bob with the groups of his SMB session
         self.mkdir("k2rootk", f"everyone@:{RX_DIR}::allow")
         self.mkfile("k2rootk/f", acl=net_acl, owner=1001)
@@ -234,7 +326,10 @@ class Verdict(run.Suite):
                     owner=1001)
         A, D = security.SEC_ACE_TYPE_ACCESS_ALLOWED, security.SEC_ACE_TYPE_ACCESS_DENIED
         before = self.acltext("k2deny/f", "--raw")
-        for sid, what in ((NETWORK, "NETWORK"), (UNKNOWN_DOMAIN_SID, "an unknown domain SID")):
+        refused = [(UNKNOWN_DOMAIN_SID, "an unknown domain SID")]
+        if not self.winbind:
+            refused.insert(0, (NETWORK, "NETWORK (no gid)"))
+        for sid, what in refused:
             st = self.set_dacl_on("richacl", "alice", "k2deny/f",
                                   [(D, sid, run.WRITE_DATA), (A, self.sids["alice"], run.FILE_ALL_ACCESS),
                                    (A, run.SID_EVERYONE, run.FILE_GENERIC_READ)])
@@ -242,8 +337,27 @@ class Verdict(run.Suite):
             self.expect_state(row, "k2deny/f's richacl unchanged",
                               self.acltext("k2deny/f", "--raw") == before,
                               self.acltext("k2deny/f").replace("\n", " | "))
-        self.expect_log(row, "the refusal names the SID and says why",
-                        f"deny entry for SID {NETWORK}, which maps to no unix id")
+            self.expect_log(row, "the refusal names the SID and says why",
+                            f"deny entry for SID {sid}, which maps to no unix id")
+        if self.winbind:
+            # NETWORK has a gid: the deny is stored, and denies bob in both
+            self.mkfile("k2deny/g", acl=f"owner@:{FULL_FILE}::allow everyone@:{R_FILE}::allow",
+                        owner=1001)
+            st = self.set_dacl_on("richacl", "alice", "k2deny/g",
+                                  [(D, NETWORK, run.READ_DATA),
+                                   (A, self.sids["alice"], run.FILE_ALL_ACCESS),
+                                   (A, run.SID_EVERYONE, run.FILE_GENERIC_READ)])
+            self.expect_smb(row, "alice sets a deny ACE for NETWORK (gid "
+                            f"{self.network_gid})", OK, st)
+            _, entries = self.aclentries("k2deny/g")
+            self.expect_state(row, f"stored as group:{self.network_gid} deny",
+                              any(e[0] == f"group:{self.network_gid}" and e[3] == "deny"
+                                  for e in entries), f"entries {entries}")
+            st, _ = self.smb_read("bob", "k2deny/g")
+            self.expect_smb(row, "bob reads k2deny/g over SMB", DENIED, st)
+            g = self.p("k2deny/g")
+            self.expect_local(row, "bob reads it locally with smbd's groups", "DENIED",
+                              self.bob_local(lambda: os.close(os.open(g, os.O_RDONLY))))
         st = self.set_dacl_on("richacl", "alice", "k2deny/f",
                               [(D, NOBODY, run.WRITE_DATA), (D, self.sids["bob"], run.WRITE_DATA),
                                (A, self.sids["alice"], run.FILE_ALL_ACCESS),
@@ -295,8 +409,8 @@ class Verdict(run.Suite):
                                (A, AUTH_USERS, run.FILE_GENERIC_READ)])
         self.expect_smb(row, "alice grants Authenticated Users read", OK, st)
         _, entries = self.aclentries("k2au/f")
-        self.expect_state(row, f"stored as group:{AUTHUSERS_GID}",
-                          any(e[0] == f"group:{AUTHUSERS_GID}" and "r" in e[1]
+        self.expect_state(row, f"stored as group:{self.au_gid}",
+                          any(e[0] == f"group:{self.au_gid}" and "r" in e[1]
                               for e in entries), f"entries {entries}")
         st, sids = self.get_dacl_sids("alice", "k2au/f")
         self.expect_state(row, "reads back as S-1-5-11",
@@ -306,8 +420,9 @@ class Verdict(run.Suite):
         path = self.p("k2au/f")
         self.expect_local(row, "bob reads it locally with the authusers gid", "OK",
                           self.bob_local(lambda: os.close(os.open(path, os.O_RDONLY))))
-        self.expect_local(row, "a process of bob's without the authusers gid", "DENIED",
-                          self.local_as(1002, 1002, [run.STAFF],
+        self.expect_local(row, "a process of bob's without that gid", "DENIED",
+                          self.local_as(1002, 1002, [g for g in self.bob_groups
+                                                     if g != self.au_gid],
                                         lambda: os.close(os.open(path, os.O_RDONLY))))
 
     def s_k2_msnfs(self):
@@ -356,6 +471,12 @@ class Verdict(run.Suite):
         """S-K2-log: a token SID without a gid is named at connect."""
         row = "S-K2-log"
         self.smb_read("bob", "k2au/f")
+        if self.winbind:
+            log = self.log_text()
+            self.r.check(row, "log: no token SID without a gid (winbindd maps them all)",
+                         "which has no gid" not in log,
+                         [ln for ln in log.splitlines() if "which has no gid" in ln][:3])
+            return
         self.expect_log(row, "NETWORK named as a token SID without a gid",
                         f"holds {NETWORK}, which has no gid")
 
@@ -377,6 +498,242 @@ class Verdict(run.Suite):
         self.expect_log(row, "the refusal is logged at level 1",
                         "does not fit in the file's extended attribute space")
 
+    def s_k2_attack(self):
+        """S-K2-attack: regressions from an outside attack on this module."""
+        row = "S-K2-attack"
+        A, D = security.SEC_ACE_TYPE_ACCESS_ALLOWED, security.SEC_ACE_TYPE_ACCESS_DENIED
+        WRITE_OWNER = security.SEC_STD_WRITE_OWNER
+        self.mkdir("k2atk", f"everyone@:{RX_DIR}::allow")
+        # (1) M7 with set-id bits: a group change that the kernel makes
+        # (clearing S_ISUID / S_ISGID), then an ACL too large to store
+        self.mkfile("k2atk/s", owner=1001)
+        os.chmod(self.p("k2atk/s"), 0o6744)
+        self.setacl("k2atk/s", f"owner@:{FULL_FILE}::allow everyone@:{R_FILE}::allow")
+        before = self.state_of("k2atk/s")
+        big = [(A, self.sids["alice"], run.FILE_ALL_ACCESS)]
+        big += [(A, f"S-1-5-21-1111-2222-3333-{20000 + i}", run.FILE_GENERIC_READ)
+                for i in range(300)]
+        st = self.set_sd_on("alice", "k2atk/s", run.WRITE_DAC | WRITE_OWNER,
+                            security.SECINFO_GROUP | security.SECINFO_DACL,
+                            group=AUTH_USERS, aces=big)
+        self.r.check(row, "group change + a 301-ACE DACL is refused", st != OK, f"got {st}")
+        after = self.state_of("k2atk/s")
+        self.expect_state(row, "owner, group, mode (set-id bits) and ACL as before",
+                          after == before, f"{before} -> {after}")
+        # (2) owner / group SIDs for id 4294967295: no owner a file can have
+        self.mkfile("k2atk/o", owner=1001, acl=f"owner@:{FULL_FILE}::allow")
+        before = self.state_of("k2atk/o")
+        st = self.set_sd_on("alice", "k2atk/o", WRITE_OWNER, security.SECINFO_OWNER,
+                            owner="S-1-22-1-4294967295")
+        self.expect_smb(row, "owner S-1-22-1-4294967295", "NT_STATUS_INVALID_OWNER", st)
+        st = self.set_sd_on("alice", "k2atk/o", WRITE_OWNER | run.WRITE_DAC,
+                            security.SECINFO_GROUP | security.SECINFO_DACL,
+                            group="S-1-22-2-4294967295",
+                            aces=[(A, self.sids["alice"], run.FILE_GENERIC_READ)])
+        self.expect_smb(row, "group S-1-22-2-4294967295 with a DACL",
+                        "NT_STATUS_INVALID_PRIMARY_GROUP", st)
+        self.expect_state(row, "k2atk/o unchanged", self.state_of("k2atk/o") == before,
+                          f"{before} -> {self.state_of('k2atk/o')}")
+        # (3) DOS attributes: the kernel's rule for the xattr that holds them
+        # is write_data; Windows' is write_attributes.  Either grants, over
+        # SMB as locally; an smbd-only grant of write_attributes adds nothing.
+        cases = [("w", f"user:bob:w{R_FILE}::allow user:{NETWORK}:A:u:allow", OK, "OK"),
+                 ("a", f"user:bob:A{R_FILE}::allow", OK, "OK"),
+                 ("n", f"user:bob:{R_FILE}::allow user:{NETWORK}:A:u:allow", DENIED, "DENIED")]
+        for name, entries, want_smb, want_local in cases:
+            acl = f"owner@:{FULL_FILE}::allow {entries} everyone@:{R_FILE}::allow"
+            self.mkfile(f"k2atk/d{name}", owner=1001, acl=acl)
+            self.mkfile(f"k2atk/d{name}k", owner=1001, acl=acl)
+            st, _ = self.client_on("richacl", "bob", f"setmode k2atk\\d{name} +h")
+            self.expect_smb(row, f"bob sets DOS attributes ({entries})", want_smb, st)
+            path = self.p(f"k2atk/d{name}k")
+
+            def dos_local(path=path):
+                try:
+                    os.setxattr(path, DOSATTRIB, b"0x22")
+                except PermissionError:
+                    os.utime(path, (1, 1))
+            self.expect_local(row, f"bob's xattr write or utime ({entries})", want_local,
+                              self.bob_local(dos_local))
+        # (4) denies for SIDs no process holds, whatever idmap says
+        self.mkfile("k2atk/n", owner=1001, acl=f"owner@:{FULL_FILE}::allow")
+        before = self.state_of("k2atk/n")
+        for sid in ("S-1-3-4", "S-1-5-18", "S-1-22-1-1002-5", "S-1-5-88-3-493",
+                    "S-1-5-88-4-1002"):
+            if sid == "S-1-5-18" and self.winbind:
+                continue        # winbindd gives SYSTEM a gid: an ordinary group
+            st = self.set_dacl_on("richacl", "alice", "k2atk/n",
+                                  [(D, sid, run.WRITE_DATA),
+                                   (A, self.sids["alice"], run.FILE_ALL_ACCESS)])
+            self.expect_smb(row, f"deny for {sid}", NONE_MAPPED, st)
+        self.expect_state(row, "k2atk/n unchanged", self.state_of("k2atk/n") == before,
+                          f"{before} -> {self.state_of('k2atk/n')}")
+
+    REAL_DACLS = {
+        # ../shared issue 12: a typical departmental share
+        "departmental": "D:P(A;OICI;FA;;;BA)(A;OICI;FA;;;SY)(A;OICIIO;FA;;;CO)"
+                        "(A;OICI;0x1301bf;;;AU)(A;OICI;0x1200a9;;;BU)",
+        # the default DACL of a Windows volume root (C:\\)
+        "volume-root": "D:(A;OICI;FA;;;BA)(A;OICI;FA;;;SY)(A;OICIIO;GA;;;CO)"
+                       "(A;OICI;0x1200a9;;;BU)(A;CI;0x4;;;BU)(A;CI;0x2;;;BU)"
+                       "(A;OICIIO;0x301bf;;;AU)(A;;0x4;;;AU)",
+    }
+    REAL_OPS = ["read", "write", "create", "mkdir", "delete", "set-dacl", "take-owner"]
+
+    def groups_of(self, user):
+        """The supplementary groups of the smbd process that serves user
+        (read from /proc after a request, when smbd runs as the user):
+        exactly what the kernel checks for that user's SMB requests."""
+        uid = run.IDS[user][0]
+        self.smb_get_sd(user, "")
+        for pid in os.listdir("/proc"):
+            if not pid.isdigit():
+                continue
+            try:
+                with open(f"/proc/{pid}/status") as f:
+                    status = dict(line.rstrip("\n").split(":\t", 1) for line in f
+                                  if ":\t" in line)
+            except OSError:
+                continue
+            if status.get("Name") != "smbd" or int(status["Uid"].split()[1]) != uid:
+                continue
+            return [int(g) for g in status.get("Groups", "").split()]
+        raise SetupError(f"no smbd process runs as {user} ({uid})")
+
+    def real_smb(self, user, d, op):
+        f = f"{d}/f"
+        A = security.SEC_ACE_TYPE_ACCESS_ALLOWED
+        if op == "read":
+            st, fnum = self.smb_open(user, f, run.READ_DATA)
+        elif op == "write":
+            st, fnum = self.smb_open(user, f, run.WRITE_DATA)
+        elif op == "create":
+            st, fnum = self.smb_open(user, f"{d}/new-{user}", run.WRITE_DATA,
+                                     run.FILE_CREATE, run.FILE_NON_DIRECTORY_FILE)
+        elif op == "mkdir":
+            return self.smb_mkdir(user, f"{d}/dir-{user}")
+        elif op == "delete":
+            return self.smb_unlink(user, f"{d}/del-{user}")
+        elif op == "set-dacl":
+            return self.set_dacl_on("richacl", user, f"{d}/dacl-{user}",
+                                    [(A, run.SID_EVERYONE, run.FILE_GENERIC_READ)])
+        elif op == "take-owner":
+            return self.set_sd_on(user, f"{d}/own-{user}", security.SEC_STD_WRITE_OWNER,
+                                  security.SECINFO_OWNER, owner=self.sids[user])
+        if st == OK:
+            self.smb_close(user, fnum)
+        return st
+
+    def real_local(self, user, d, op):
+        p = self.p
+        uid = run.IDS[user][0]
+
+        def fn():
+            if op == "read":
+                os.close(os.open(p(f"{d}/f"), os.O_RDONLY))
+            elif op == "write":
+                os.close(os.open(p(f"{d}/f"), os.O_WRONLY))
+            elif op == "create":
+                os.close(os.open(p(f"{d}/new-{user}"), os.O_WRONLY | os.O_CREAT | os.O_EXCL))
+            elif op == "mkdir":
+                os.mkdir(p(f"{d}/dir-{user}"))
+            elif op == "delete":
+                os.unlink(p(f"{d}/del-{user}"))
+            elif op == "set-dacl":
+                path = p(f"{d}/dacl-{user}")
+                os.setxattr(path, "system.richacl", os.getxattr(path, "system.richacl"))
+            elif op == "take-owner":
+                os.chown(p(f"{d}/own-{user}"), uid, -1)
+        return self.local_as(uid, uid, self.groups_of(user), fn)
+
+    def s_k2_real(self):
+        """S-K2-real: real Windows DACLs; smbd never grants what the kernel refuses."""
+        row = "S-K2-real"
+        users = ["alice", "bob", "carol"]
+        for name, sddl in self.REAL_DACLS.items():
+            sd = security.descriptor.from_sddl(sddl, security.dom_sid("S-1-5-21-1-2-3"))
+            aces = [(a.type, str(a.trustee), a.access_mask, a.flags) for a in sd.dacl.aces]
+            dirs = {side: f"k2real-{name}-{side}" for side in ("smb", "loc")}
+            for side, d in dirs.items():
+                self.mkdir(d, f"owner@:{FULL_DIR}::allow everyone@:{RX_DIR}::allow", owner=1001)
+                c = self.conn("alice")
+                st, fnum = self.smb(c.create, self.w(d), DesiredAccess=run.READ_CONTROL | run.WRITE_DAC,
+                                    ShareAccess=run.SHARE_ALL, CreateDisposition=run.FILE_OPEN,
+                                    CreateOptions=run.FILE_DIRECTORY_FILE)
+                if st == OK:
+                    st = self.smb(c.set_sd, fnum, sd, security.SECINFO_DACL)[0]
+                    self.smb_close("alice", fnum)
+                self.expect_smb(row, f"{name}: alice sets the DACL of {d}", OK, st)
+                # the files, as alice would have made them (the volume
+                # root lets only BUILTIN Users add files): made by root,
+                # inheriting in the kernel, then given to alice
+                names = ["f"] + [f"{k}-{u}" for k in ("del", "dacl", "own") for u in users]
+                for n in names:
+                    fd = os.open(self.p(f"{d}/{n}"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+                    os.write(fd, b"data\n")
+                    os.close(fd)
+                    os.chown(self.p(f"{d}/{n}"), 1001, 1001)
+            _, sids = self.get_dacl_sids("alice", dirs["smb"])
+            kept = {s for _, s, _ in sids}
+            self.expect_state(row, f"{name}: every SID reads back",
+                              {a[1] for a in aces} <= kept | {"S-1-3-0"},
+                              f"set {sorted({a[1] for a in aces})}, read {sorted(kept)}")
+            for user in users:
+                print(f"S-K2-real: smbd runs {user}'s requests with groups "
+                      f"{self.groups_of(user)}", flush=True)
+                cells = []
+                for op in self.REAL_OPS:
+                    smb_st = self.real_smb(user, dirs["smb"], op)
+                    loc = self.real_local(user, dirs["loc"], op)
+                    smb_ok = smb_st == OK
+                    loc_ok = loc == "OK"
+                    cells.append(f"{op}={'Y' if smb_ok else 'n'}/{'Y' if loc_ok else 'n'}")
+                    self.r.check(row, f"{name}: {user} {op}: smbd grants only what the kernel "
+                                      f"grants", loc_ok or not smb_ok,
+                                 f"SMB {smb_st}, kernel {loc}")
+                    if smb_ok != loc_ok:
+                        print(f"NOTE S-K2-real {name}: {user} {op}: SMB {smb_st}, "
+                              f"kernel {loc}", flush=True)
+                print(f"TABLE {'winbind' if self.winbind else 'passdb'} {name} {user}: "
+                      + " ".join(cells) + "  (SMB/kernel)", flush=True)
+
+    def s_k2_outage(self):
+        """S-K2-outage: winbindd stops answering (winbind identity only)."""
+        row = "S-K2-outage"
+        if not self.winbind:
+            return
+        A = security.SEC_ACE_TYPE_ACCESS_ALLOWED
+        self.mkdir("k2out", f"everyone@:{RX_DIR}::allow")
+        self.mkfile("k2out/f", acl=f"owner@:{FULL_FILE}::allow", owner=1001)
+        # connected while winbindd answers
+        st, _ = self.smb_get_sd("alice", "k2out/f")
+        self.expect_smb(row, "alice reads the descriptor while winbindd answers", OK, st)
+        with open(os.path.join(self.state, "winbindd.pid")) as f:
+            pid = int(f.read())
+        os.kill(pid, signal.SIGTERM)
+        for _ in range(40):
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.25)
+        before = self.acltext("k2out/f", "--raw")
+        fresh = "S-1-5-21-9999-8888-7777-6666"     # in no idmap cache
+        st = self.set_dacl_on("richacl", "alice", "k2out/f",
+                              [(A, self.sids["alice"], run.FILE_ALL_ACCESS),
+                               (A, fresh, run.FILE_GENERIC_READ)])
+        self.expect_smb(row, "alice allows a domain SID while winbindd is down",
+                        "NT_STATUS_NO_SUCH_DOMAIN", st)
+        self.expect_state(row, "k2out/f's richacl unchanged",
+                          self.acltext("k2out/f", "--raw") == before,
+                          self.acltext("k2out/f").replace("\n", " | "))
+        self.expect_log(row, "the refusal names the SID and the outage",
+                        f"SID {fresh} has no unix id and winbindd does not answer")
+        st = self.set_dacl_on("richacl", "alice", "k2out/f",
+                              [(A, "S-1-22-1-1001", run.FILE_ALL_ACCESS),
+                               (A, "S-1-22-1-1002", run.FILE_GENERIC_READ)])
+        self.expect_smb(row, "Unix SIDs still map while winbindd is down", OK, st)
+
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -385,6 +742,7 @@ def main():
     ap.add_argument("--tools", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                     "../../../build"))
     ap.add_argument("--only", nargs="*", default=[])
+    ap.add_argument("--identity", choices=["passdb", "winbind"], default="passdb")
     args = ap.parse_args()
     args.share = "richacl"
     if os.getuid() != 0:
