@@ -770,84 +770,6 @@ static NTSTATUS richacl_from_sd(TALLOC_CTX *mem_ctx,
 }
 
 /*
- * Change the owner and/or group of fsp ((uid_t)-1 / (gid_t)-1: unchanged)
- * as the kernel lets the connected user: to oneself with write_owner, to a
- * group one is in as owner or with write_owner.  Either both change or
- * nothing does.
- *
- * This replaces smbd's try_chown(), which becomes root on smbd's own
- * verdict: with "dos filemode" any user who smbd thinks may write the file
- * takes ownership, and smbd's verdict can rest on entries the kernel never
- * honours (a SID without a unix id).  As owner, that user would then hold
- * write_acl in the kernel.  What stays root-acting is what Samba's
- * privileges grant, as in try_chown(): SeRestorePrivilege any owner and
- * group, SeTakeOwnershipPrivilege the owner to oneself (the group then
- * changes as the new owner).  *privileged tells whether root did it.
- */
-static NTSTATUS richacl_chown(struct vfs_handle_struct *handle,
-			      struct files_struct *fsp,
-			      uid_t uid,
-			      gid_t gid,
-			      bool *privileged)
-{
-	const struct security_token *token = get_current_nttok(handle->conn);
-	uid_t me = get_current_uid(handle->conn);
-	bool restore = false, take = false;
-	uid_t old_uid = fsp->fsp_name->st.st_ex_uid;
-	int ret, saved_errno;
-
-	*privileged = false;
-	if (!CAN_WRITE(handle->conn)) {
-		return NT_STATUS_MEDIA_WRITE_PROTECTED;
-	}
-	ret = SMB_VFS_NEXT_FCHOWN(handle, fsp, uid, gid);
-	if (ret == 0) {
-		return NT_STATUS_OK;
-	}
-	if (errno != EPERM && errno != EACCES) {
-		return map_nt_error_from_unix(errno);
-	}
-
-	if (lp_enable_privileges() && token != NULL) {
-		restore = security_token_has_privilege(token,
-						       SEC_PRIV_RESTORE);
-		take = security_token_has_privilege(token,
-						    SEC_PRIV_TAKE_OWNERSHIP);
-	}
-	if (!restore && !(take && uid == me)) {
-		return uid != (uid_t)-1 && uid != me && uid != old_uid ?
-			NT_STATUS_INVALID_OWNER : NT_STATUS_ACCESS_DENIED;
-	}
-
-	become_root();
-	ret = SMB_VFS_NEXT_FCHOWN(handle, fsp, uid, restore ? gid : (gid_t)-1);
-	saved_errno = errno;
-	unbecome_root();
-	if (ret == -1) {
-		return map_nt_error_from_unix(saved_errno);
-	}
-	*privileged = true;
-	if (restore || gid == (gid_t)-1) {
-		return NT_STATUS_OK;
-	}
-
-	/* SeTakeOwnershipPrivilege: the group as the new owner, or undo. */
-	ret = SMB_VFS_NEXT_FCHOWN(handle, fsp, (uid_t)-1, gid);
-	if (ret == 0) {
-		return NT_STATUS_OK;
-	}
-	saved_errno = errno;
-	become_root();
-	if (SMB_VFS_NEXT_FCHOWN(handle, fsp, old_uid, (gid_t)-1) == -1) {
-		DBG_ERR("%s: could not restore owner %u: %s\n",
-			fsp_str_dbg(fsp), (unsigned int)old_uid,
-			strerror(errno));
-	}
-	unbecome_root();
-	return map_nt_error_from_unix(saved_errno);
-}
-
-/*
  * What a failed request must put back (M7): owner, group, and the set-id
  * bits, which the kernel clears on a chown by anybody but root.
  */
@@ -913,6 +835,82 @@ static void richacl_undo_chown(struct vfs_handle_struct *handle,
 		}
 	}
 	unbecome_root();
+}
+
+/*
+ * Change the owner and/or group of fsp ((uid_t)-1 / (gid_t)-1: unchanged)
+ * as the kernel lets the connected user: to oneself with write_owner, to a
+ * group one is in as owner or with write_owner.  Either both change or
+ * nothing does.
+ *
+ * This replaces smbd's try_chown(), which becomes root on smbd's own
+ * verdict: with "dos filemode" any user who smbd thinks may write the file
+ * takes ownership, and smbd's verdict can rest on entries the kernel never
+ * honours (a SID without a unix id).  As owner, that user would then hold
+ * write_acl in the kernel.  What stays root-acting is what Samba's
+ * privileges grant, as in try_chown(): SeRestorePrivilege any owner and
+ * group, SeTakeOwnershipPrivilege the owner to oneself (the group then
+ * changes as the new owner).  *privileged tells whether root did it.
+ */
+static NTSTATUS richacl_chown(struct vfs_handle_struct *handle,
+			      struct files_struct *fsp,
+			      uid_t uid,
+			      gid_t gid,
+			      const struct richacl_undo *undo,
+			      bool *privileged)
+{
+	const struct security_token *token = get_current_nttok(handle->conn);
+	uid_t me = get_current_uid(handle->conn);
+	bool restore = false, take = false;
+	uid_t old_uid = undo->uid;
+	int ret, saved_errno;
+
+	*privileged = false;
+	if (!CAN_WRITE(handle->conn)) {
+		return NT_STATUS_MEDIA_WRITE_PROTECTED;
+	}
+	ret = SMB_VFS_NEXT_FCHOWN(handle, fsp, uid, gid);
+	if (ret == 0) {
+		return NT_STATUS_OK;
+	}
+	if (errno != EPERM && errno != EACCES) {
+		return map_nt_error_from_unix(errno);
+	}
+
+	if (lp_enable_privileges() && token != NULL) {
+		restore = security_token_has_privilege(token,
+						       SEC_PRIV_RESTORE);
+		take = security_token_has_privilege(token,
+						    SEC_PRIV_TAKE_OWNERSHIP);
+	}
+	if (!restore && !(take && uid == me)) {
+		return uid != (uid_t)-1 && uid != me && uid != old_uid ?
+			NT_STATUS_INVALID_OWNER : NT_STATUS_ACCESS_DENIED;
+	}
+
+	become_root();
+	ret = SMB_VFS_NEXT_FCHOWN(handle, fsp, uid, restore ? gid : (gid_t)-1);
+	saved_errno = errno;
+	unbecome_root();
+	if (ret == -1) {
+		return map_nt_error_from_unix(saved_errno);
+	}
+	*privileged = true;
+	if (restore || gid == (gid_t)-1) {
+		return NT_STATUS_OK;
+	}
+
+	/*
+	 * SeTakeOwnershipPrivilege: the group as the new owner, or undo all
+	 * of it (the chown cleared the set-id bits).
+	 */
+	ret = SMB_VFS_NEXT_FCHOWN(handle, fsp, (uid_t)-1, gid);
+	if (ret == 0) {
+		return NT_STATUS_OK;
+	}
+	saved_errno = errno;
+	richacl_undo_chown(handle, fsp, undo);
+	return map_nt_error_from_unix(saved_errno);
 }
 
 static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
@@ -1015,7 +1013,7 @@ static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
 		status = richacl_chown(handle, fsp,
 				       new_uid != old_uid ? new_uid : (uid_t)-1,
 				       new_gid != old_gid ? new_gid : (gid_t)-1,
-				       &privileged);
+				       &undo, &privileged);
 		if (!NT_STATUS_IS_OK(status)) {
 			DBG_NOTICE("%s: chown to %u:%u failed: %s\n",
 				   fsp_str_dbg(fsp), (unsigned int)new_uid,
@@ -1590,23 +1588,41 @@ static NTSTATUS richacl_fset_dos_attributes(struct vfs_handle_struct *handle,
 	if (NT_STATUS_IS_OK(status) && config->dos_write_refused) {
 		status = NT_STATUS_ACCESS_DENIED;
 	}
-	config->dos_write_refused = false;
+	/*
+	 * The flag stays set: vfs_default's fntimes stores the create time
+	 * through here and ignores the status; richacl_fntimes() reads it.
+	 */
 	return status;
 }
 
+/*
+ * vfs_default stores the create time in user.DOSATTRIB and ignores the
+ * result; if richacl_fsetxattr() refused that write, say so.
+ */
 static int richacl_fntimes(struct vfs_handle_struct *handle,
 			   struct files_struct *fsp,
 			   struct smb_file_time *ft)
 {
 	const struct security_unix_token *ut = richacl_root_acting_for(handle);
+	struct richacl_config *config = NULL;
+	int ret;
 
+	SMB_VFS_HANDLE_GET_DATA(handle, config, struct richacl_config,
+				return -1);
 	if (ut != NULL &&
 	    !richacl_root_call_ok(handle, fsp, ut, RICHACE_WRITE_ATTRIBUTES,
 				  "set times")) {
 		errno = EACCES;
 		return -1;
 	}
-	return SMB_VFS_NEXT_FNTIMES(handle, fsp, ft);
+	config->dos_write_refused = false;
+	ret = SMB_VFS_NEXT_FNTIMES(handle, fsp, ft);
+	if (ret == 0 && config->dos_write_refused) {
+		errno = EACCES;
+		ret = -1;
+	}
+	config->dos_write_refused = false;
+	return ret;
 }
 
 /*
@@ -1678,8 +1694,14 @@ static int richacl_fchmod(struct vfs_handle_struct *handle,
 		return -1;
 	}
 
+	/*
+	 * A POSIX open, or a client's own chmod through the SMB1 UNIX
+	 * extensions (a request with POSIX pathnames): the client asked for
+	 * exactly this mode, so the kernel applies it (or refuses it).
+	 */
 	if (config->chmod_mode == RICHACL_CHMOD_APPLY ||
-	    (fsp->posix_flags & FSP_POSIX_FLAGS_OPEN)) {
+	    (fsp->posix_flags & FSP_POSIX_FLAGS_OPEN) ||
+	    (fsp->fsp_name->flags & SMB_FILENAME_POSIX_PATH)) {
 		return SMB_VFS_NEXT_FCHMOD(handle, fsp, mode);
 	}
 

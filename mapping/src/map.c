@@ -579,9 +579,12 @@ static int map_trustee(struct map_ctx *ctx, const struct nt_ace *ace, unsigned i
 	 * A deny entry for a SID without an id would deny nobody in the
 	 * kernel, while smbd's own check honours it.  One that denies no
 	 * bits (the MS-NFS mode ACE S-1-5-88-3-<mode> has mask 0) is inert
-	 * on Windows as well.
+	 * on Windows as well.  OWNER RIGHTS is the documented exception: smbd
+	 * applies it to the owner, the kernel cannot yet (it has no entry for
+	 * "the owner, by SID"), so such a deny binds SMB clients only.
 	 */
-	if (ret == -ENOENT && e->e_type == RICHACE_ACCESS_DENIED_ACE_TYPE && e->e_mask)
+	if (ret == -ENOENT && e->e_type == RICHACE_ACCESS_DENIED_ACE_TYPE && e->e_mask &&
+	    !nt_sid_equal(&ace->trustee, &nt_sid_owner_rights))
 		return map_error(ctx->err, -ENOENT,
 				 "ACE %u: deny entry for SID %s, which maps to no unix id: "
 				 "the kernel would deny nobody", i,

@@ -1030,8 +1030,8 @@ static void test_ms_nfs_sids(void **state)
 
 /*
  * OWNER RIGHTS is never resolved, even by a resolver that has a gid for it
- * (winbindd allocates one): no process holds that gid, so a deny for it
- * would deny nobody in the kernel.  Allow: kept unmapped; deny: refused.
+ * (winbindd allocates one): no process holds that gid.  Allow and deny are
+ * kept unmapped; smbd applies them to the owner.
  */
 /* a resolver like winbindd's: every SID of authority 1, 3 or 5 has a gid */
 static int allocating_sid_to_id(void *ctx, const struct nt_sid *sid,
@@ -1057,10 +1057,11 @@ static void test_owner_rights_never_resolved(void **state)
 	assert_entries(acl, "user:S-1-3-4:r:u:allow group:100511:r::allow");
 	richacl_free(acl);
 	acl = NULL;
+	/* a deny is kept too: smbd applies it to the owner (documented gap) */
 	set_ace(sd, 0, DENY, 0, W, "S-1-3-4");
-	assert_int_equal(richacl_from_nt_sd(sd, &a_file, &res, &acl, &err), -ENOENT);
-	assert_null(acl);
-	assert_non_null(strstr(err.msg, "ACE 0: deny entry for SID S-1-3-4, which maps to no unix id"));
+	assert_int_equal(richacl_from_nt_sd(sd, &a_file, &res, &acl, &err), 0);
+	assert_entries(acl, "user:S-1-3-4:w:u:deny group:100511:r::allow");
+	richacl_free(acl);
 	nt_sd_free(sd);
 }
 

@@ -77,9 +77,15 @@ def main():
         if st == OK:
             sd = dacl_of([(allow, 0x3, 0x1F01FF, "S-1-3-0"),
                           (allow, 0x0, 0x1F01FF, "S-1-1-0"),
-                          (deny, 0x3, 0x2, "S-1-5-21-1004336348-1177238915-682003330-1105"),
+                          (deny, 0x3, 0x2, "S-1-22-1-1002"),
                           (allow, 0xB, 0x120089, "S-1-1-0")])
             expect("set dir sd", smb(conn.set_sd, fnum, sd, security.SECINFO_DACL)[0])
+            # a deny for a SID without a unix id is refused (it would deny
+            # nobody in the kernel): that error path under valgrind too
+            bad = dacl_of([(allow, 0x0, 0x1F01FF, "S-1-1-0"),
+                           (deny, 0x3, 0x2, "S-1-5-21-1004336348-1177238915-682003330-1105")])
+            st = smb(conn.set_sd, fnum, bad, security.SECINFO_DACL)[0]
+            expect("set dir sd with an unmapped deny", st, "NT_STATUS_NONE_MAPPED")
             expect("get dir sd", smb(conn.get_sd, fnum, security.SECINFO_DACL | 0x3)[0])
             conn.close(fnum)
         st, fnum = smb(conn.create, f, DesiredAccess=0x1F01FF, ShareAccess=SHARE_ALL,

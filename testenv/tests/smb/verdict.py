@@ -35,8 +35,12 @@ what the kernel refuses the same uid and groups.  The cases:
               set_sd with a chown keeps the set-id bits (M7); owner / group
               SIDs for id 4294967295 are refused; DOS attributes follow the
               kernel's rule for user.DOSATTRIB (write_data) or Windows'
-              (write_attributes); denies for OWNER RIGHTS, SYSTEM, malformed
-              Unix and MS-NFS SIDs are refused.
+              (write_attributes); denies for SYSTEM, malformed Unix and
+              MS-NFS SIDs are refused; an OWNER RIGHTS deny is kept and
+              binds the owner over SMB; a client's UNIX-extensions chmod
+              reaches the kernel; a create time set through an smbd-only
+              grant is refused; a SeTakeOwnership take that fails halfway
+              is undone with the set-id bits.
   S-K2-real   two real Windows DACLs set over SMB on a directory: a
               departmental share (Administrators, SYSTEM, CREATOR OWNER,
               Authenticated Users: modify, BUILTIN Users: read) and the
@@ -135,9 +139,17 @@ class Verdict(run.Suite):
             self.share_conns[key] = run.libsmb.Conn("127.0.0.1", share, self.lp3, creds)
         return self.share_conns[key]
 
-    def client_on(self, share, user, command):
+    def client_on(self, share, user, command, *opts):
         return self._tool(["smbclient", f"//127.0.0.1/{share}", "-s", self.conf,
-                           "-U", f"{user}%{self.passwords[user]}", "-c", command])
+                           "-U", f"{user}%{self.passwords[user]}", *opts, "-c", command])
+
+    def fresh_conn(self, user, share):
+        """A new session: its token is computed now (privileges, groups)."""
+        creds = run.credentials.Credentials()
+        creds.guess(self.lp)
+        creds.set_username(user)
+        creds.set_password(self.passwords[user])
+        return run.libsmb.Conn("127.0.0.1", share, self.lp3, creds)
 
     def cacls_on(self, share, user, rel, *args):
         return self._tool(["smbcacls", f"//127.0.0.1/{share}", self.w(rel),
@@ -555,11 +567,74 @@ class Verdict(run.Suite):
                     os.utime(path, (1, 1))
             self.expect_local(row, f"bob's xattr write or utime ({entries})", want_local,
                               self.bob_local(dos_local))
+        # (5) a client's chmod through the SMB1 UNIX extensions is the
+        # client's: the kernel applies it or refuses it, never "OK" for
+        # nothing
+        self.mkfile("k2atk/u", owner=1001,
+                    acl=f"owner@:{FULL_FILE}::allow user:bob:{R_FILE}::allow "
+                        f"everyone@:{R_FILE}::allow")
+        before = self.state_of("k2atk/u")
+        st, _ = self.client_on("richacl", "bob", "posix; chmod 777 k2atk/u", "-m", "NT1")
+        self.expect_smb(row, "bob's UNIX-extensions chmod 777 (not the owner)", DENIED, st)
+        self.expect_state(row, "k2atk/u unchanged", self.state_of("k2atk/u") == before,
+                          f"{before} -> {self.state_of('k2atk/u')}")
+        st, _ = self.client_on("richacl", "alice", "posix; chmod 600 k2atk/u", "-m", "NT1")
+        self.expect_smb(row, "alice's UNIX-extensions chmod 600 (the owner)", OK, st)
+        mode = os.lstat(self.p("k2atk/u")).st_mode & 0o7777
+        self.expect_state(row, "k2atk/u has mode 0600", mode == 0o600, oct(mode))
+        st, _ = self.smb_read("bob", "k2atk/u")
+        self.expect_smb(row, "bob reads k2atk/u after the chmod 600", DENIED, st)
+        # (6) the create time alone, through an smbd-only grant: refused,
+        # not "OK" with nothing stored
+        self.mkfile("k2atk/c", owner=1001,
+                    acl=f"owner@:{FULL_FILE}::allow user:{NETWORK}:{FULL_FILE}:u:allow "
+                        f"everyone@:{R_FILE}::allow")
+        st, _ = self.client_on("richacl", "alice", "setmode k2atk\\c +a")
+        dos_before = self.xattr("k2atk/c", DOSATTRIB)
+        for proto in ("NT1", "SMB3"):
+            st, _ = self.client_on("richacl", "bob",
+                                   "utimes k2atk\\c 1999:02:03-04:05:06 -1 -1 -1", "-m", proto)
+            self.expect_smb(row, f"bob sets the create time through NETWORK ({proto})",
+                            DENIED, st)
+        self.expect_state(row, f"k2atk/c's {DOSATTRIB} unchanged",
+                          self.xattr("k2atk/c", DOSATTRIB) == dos_before,
+                          f"{self.xattr('k2atk/c', DOSATTRIB)!r} != {dos_before!r}")
+        # (7) SeTakeOwnershipPrivilege: the owner changes as root, the group
+        # as the new owner; if that fails, all of it is undone, set-id bits
+        # included
+        conf = os.path.join(self.state, "smb.conf")
+        subprocess.run(["net", "-s", conf, "sam", "rights", "grant", "carol",
+                        "SeTakeOwnershipPrivilege"], capture_output=True, check=True)
+        try:
+            self.mkfile("k2atk/t", owner=1001)
+            os.chmod(self.p("k2atk/t"), 0o6755)
+            self.setacl("k2atk/t", f"owner@:{FULL_FILE}::allow everyone@:{R_FILE}x::allow")
+            before = self.state_of("k2atk/t")
+            c = self.fresh_conn("carol", "richacl")
+            st, fnum = self.smb(c.create, self.w("k2atk/t"),
+                                DesiredAccess=WRITE_OWNER | run.READ_CONTROL,
+                                ShareAccess=run.SHARE_ALL, CreateDisposition=run.FILE_OPEN,
+                                CreateOptions=0)
+            if st == OK:
+                sd = security.descriptor()
+                sd.type = security.SEC_DESC_SELF_RELATIVE
+                sd.owner_sid = security.dom_sid(self.sids["carol"])
+                sd.group_sid = security.dom_sid("S-1-22-2-1002")   # not carol's
+                st = self.smb(c.set_sd, fnum, sd,
+                              security.SECINFO_OWNER | security.SECINFO_GROUP)[0]
+                self.smb(c.close, fnum)
+            self.r.check(row, "carol (SeTakeOwnership) takes k2atk/t, group bob's: refused",
+                         st != OK, f"got {st}")
+            self.expect_state(row, "k2atk/t: owner, group, mode 06755 and ACL as before",
+                              self.state_of("k2atk/t") == before,
+                              f"{before} -> {self.state_of('k2atk/t')}")
+        finally:
+            subprocess.run(["net", "-s", conf, "sam", "rights", "revoke", "carol",
+                            "SeTakeOwnershipPrivilege"], capture_output=True)
         # (4) denies for SIDs no process holds, whatever idmap says
         self.mkfile("k2atk/n", owner=1001, acl=f"owner@:{FULL_FILE}::allow")
         before = self.state_of("k2atk/n")
-        for sid in ("S-1-3-4", "S-1-5-18", "S-1-22-1-1002-5", "S-1-5-88-3-493",
-                    "S-1-5-88-4-1002"):
+        for sid in ("S-1-5-18", "S-1-22-1-1002-5", "S-1-5-88-3-493", "S-1-5-88-4-1002"):
             if sid == "S-1-5-18" and self.winbind:
                 continue        # winbindd gives SYSTEM a gid: an ordinary group
             st = self.set_dacl_on("richacl", "alice", "k2atk/n",
@@ -568,6 +643,14 @@ class Verdict(run.Suite):
             self.expect_smb(row, f"deny for {sid}", NONE_MAPPED, st)
         self.expect_state(row, "k2atk/n unchanged", self.state_of("k2atk/n") == before,
                           f"{before} -> {self.state_of('k2atk/n')}")
+        # OWNER RIGHTS: smbd applies its deny to the owner; it is kept (the
+        # documented exception), and it binds the owner over SMB
+        st = self.set_dacl_on("richacl", "alice", "k2atk/n",
+                              [(D, "S-1-3-4", run.WRITE_DATA),
+                               (A, self.sids["alice"], run.FILE_ALL_ACCESS)])
+        self.expect_smb(row, "deny for OWNER RIGHTS (kept)", OK, st)
+        st, _ = self.smb_write_at("alice", "k2atk/n", run.WRITE_DATA, b"x", 0)
+        self.expect_smb(row, "alice (owner) opens k2atk/n for writing", DENIED, st)
 
     REAL_DACLS = {
         # ../shared issue 12: a typical departmental share
