@@ -31,10 +31,10 @@ from smbcommon import OK, SHARE_ALL, Server, get_blob, smb
 
 UNMAPPED = "S-1-5-21-1004336348-1177238915-682003330-1105"
 DACLS = [
-    [(0, 0x1F01FF, "S-1-1-0"), (1, 0x2, UNMAPPED)],
+    [(0, 0x1F01FF, "S-1-1-0"), (1, 0x2, "S-1-22-1-1003")],
     [(0, 0x120089, "S-1-1-0"), (0, 0x1F01FF, UNMAPPED)],
     [(1, 0x10000, "S-1-1-0"), (0, 0x120116, "S-1-1-0"), (0, 0x1, UNMAPPED)],
-    [(0, 0x1F01FF, "bob"), (1, 0x1F01FF, UNMAPPED), (0, 0x120089, "S-1-1-0")],
+    [(0, 0x1F01FF, "bob"), (1, 0x1F01FF, "S-1-22-1-1003"), (0, 0x120089, "S-1-1-0")],
     [(1, 0x2, "bob"), (0, 0x1F01FF, "S-1-1-0"), (0, 0x4, UNMAPPED)],
     [(0, 0x1200A9, UNMAPPED), (0, 0x1F01FF, "alice")],
 ]
