@@ -352,7 +352,15 @@ static inline void fuzz_algorithms(const struct richacl *acl, uint32_t seed)
 		struct richacl *back;
 
 		fuzz_check_sd_round_trip(sd);
-		if (richacl_from_nt_sd(sd, &mfile, &fuzz_resolver, &back, &err) != 0) {
+		int ret = richacl_from_nt_sd(sd, &mfile, &fuzz_resolver, &back, &err);
+
+		/*
+		 * The one documented refusal: a local acl's deny entry for a
+		 * SID without an id reads as a deny that a write refuses.
+		 */
+		if (ret == -ENOENT && strstr(err.msg, "deny entry for SID"))
+			back = NULL;
+		else if (ret != 0) {
 			fprintf(stderr, "richacl_from_nt_sd refuses what richacl_to_nt_sd "
 				"returned: %s\n", err.msg);
 			abort();
