@@ -1,12 +1,15 @@
 #!/bin/bash
 # Create the ext4 disk images for the in-guest tests.
 #
-#   testenv/mkimage.sh DIR
+#   testenv/mkimage.sh [--ea-inode] DIR
 #
 # Writes two fresh raw images into DIR and prints their paths, one per line:
 #   DIR/richacl.img   ext4 with the richacl incompat feature bit 0x40000 set
 #                     (EXT4_FEATURE_INCOMPAT_RICHACL of this project's series)
 #   DIR/plain.img     ext4 without it (POSIX ACLs, for comparison)
+# and with --ea-inode a third one:
+#   DIR/richacl-ea.img  richacl.img with the ea_inode feature (large xattr
+#                     values in inodes of their own), for the ACL size limits
 # Both use 4 KiB blocks and 256-byte inodes, as ext4 on a real disk does
 # (mke2fs would pick 1 KiB blocks and 128-byte inodes, i.e. no in-inode xattr
 # space, for an image this small).  The images are copied (sparse) from
@@ -21,7 +24,12 @@ set -euo pipefail
 SIZE_MB=${RICHACL_IMAGE_MB:-128}
 RICHACL_BIT=$((0x40000))
 
-[ $# -eq 1 ] || { echo "usage: $0 DIR" >&2; exit 2; }
+names=(richacl plain)
+if [ "${1:-}" = --ea-inode ]; then
+	names+=(richacl-ea)
+	shift
+fi
+[ $# -eq 1 ] || { echo "usage: $0 [--ea-inode] DIR" >&2; exit 2; }
 out=$1
 
 mke2fs_version=$(mke2fs -V 2>&1)
@@ -33,12 +41,13 @@ incompat_bits() {	# image -> s_feature_incompat (superblock at 1024, field at 0x
 	od -A n -t u4 -j $((1024 + 0x60)) -N 4 "$1" | tr -d ' '
 }
 
-make_template() {	# image richacl(0|1)
+make_template() {	# image richacl(0|1) [mkfs.ext4 options]
 	local img=$1 rich=$2
+	shift 2
 	rm -f "$img"
 	truncate -s "${SIZE_MB}M" "$img"
 	mkfs.ext4 -q -F -b 4096 -I 256 -L "$([ "$rich" = 1 ] && echo richacl || echo plain)" \
-		-E root_owner=0:0 "$img"
+		-E root_owner=0:0 "$@" "$img"
 	if [ "$rich" = 1 ]; then
 		debugfs -w -R "feature FEATURE_I18" "$img" >/dev/null 2>&1
 		dumpe2fs -f -h "$img" 2>/dev/null | grep -q '^Filesystem features:.*FEATURE_I18' || {
@@ -65,13 +74,18 @@ if [ ! -f "$cache/done" ]; then
 	mkdir -p "$cache"
 	make_template "$cache/richacl.img" 1
 	make_template "$cache/plain.img" 0
+	make_template "$cache/richacl-ea.img" 1 -O ea_inode
+	dumpe2fs -f -h "$cache/richacl-ea.img" 2>/dev/null | grep -q '^Filesystem features:.*ea_inode' || {
+		echo "mkimage: mkfs.ext4 did not set ea_inode on richacl-ea.img" >&2
+		exit 1
+	}
 	touch "$cache/done"
 	# templates of older versions of this script are of no further use
 	find "${cache%/*}" -mindepth 1 -maxdepth 1 -type d ! -name "$key" -exec rm -rf {} +
 fi
 
 mkdir -p "$out"
-for name in richacl plain; do
+for name in "${names[@]}"; do
 	cp --sparse=always "$cache/$name.img" "$out/$name.img"
 	echo "$(cd "$out" && pwd)/$name.img"
 done

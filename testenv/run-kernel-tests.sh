@@ -65,15 +65,17 @@ fi
 
 mkdir -p "$CACHE/runs"
 run=$(mktemp -d "$CACHE/runs/$(date +%Y%m%d-%H%M%S).XXXX")
-out=$(bash testenv/mkimage.sh "$run") || die "testenv/mkimage.sh $run failed (exit $?)"
+out=$(bash testenv/mkimage.sh --ea-inode "$run") ||
+	die "testenv/mkimage.sh $run failed (exit $?)"
 mapfile -t imgs <<<"$out"
-[ ${#imgs[@]} -eq 2 ] || die "testenv/mkimage.sh printed '$out', not two image paths"
+[ ${#imgs[@]} -eq 3 ] || die "testenv/mkimage.sh printed '$out', not three image paths"
 
 start=$SECONDS
 bash testenv/guest-run.sh --kernel "$kernel" --disk "${imgs[0]}" --disk "${imgs[1]}" \
+	--disk "${imgs[2]}" \
 	--results "$run/results" --timeout "${RICHACL_KERNEL_TEST_TIMEOUT:-1800}" -- \
 	"$repo/testenv/tests/kernel/run.sh" --kt "$kt" --tools "$repo/build" \
-	--rich /dev/vda --plain /dev/vdb "$@" 2>&1 | tee "$run/output.txt" |
+	--rich /dev/vda --plain /dev/vdb --rich-ea /dev/vdc "$@" 2>&1 | tee "$run/output.txt" |
 	grep -Ev '^[0-9]+ passed, [0-9]+ failed$'
 rc=${PIPESTATUS[0]}
 

@@ -154,8 +154,14 @@ if want main; then
 	o=$run/main/results/out
 	[ "$rc" -eq 0 ] || { fail=$((fail + 1)); failures+=("main: guest-run exit $rc (see $run/main)"); }
 	[ -f "$o/mount.txt" ] && count mount "$o/mount.txt"
-	for p in diff blobs smbdiff hostile load smbd-alive smb dmesg; do
+	for p in diff blobs smbdiff smbdiff-winbind hostile load smbd-alive smb dmesg; do
 		[ -f "$o/$p.txt" ] && count "$p" "$o/$p.txt"
+	done
+	for p in diff blobs smbdiff smbdiff-winbind dmesg; do
+		if [ ! -f "$o/$p.txt" ]; then
+			fail=$((fail + 1))
+			failures+=("main: part $p did not run (see $run/main)")
+		fi
 	done
 	grep -h -E '^(difftest|blobfuzz|smbdiff|hostile|load):' "$o"/*.txt 2>/dev/null |
 		grep -v -E 'passed, [0-9]+ failed|per operation' | sed 's/^/    /'

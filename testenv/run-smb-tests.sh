@@ -28,11 +28,13 @@ repo=$(pwd)
 out=${RICHACL_SMB_OUT:-${RICHACL_LOGDIR:-/tmp/richacl-test-logs}/smb}
 update_docs=0
 guest_args=()
+shares="richacl aclxattr"
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--update-docs) update_docs=1; shift ;;
 	--no-suite|--no-torture) guest_args+=("$1"); shift ;;
-	--suites|--shares) guest_args+=("$1" "${2:?}"); shift 2 ;;
+	--suites) guest_args+=("$1" "${2:?}"); shift 2 ;;
+	--shares) guest_args+=("$1" "${2:?}"); shares=$2; shift 2 ;;
 	-h|--help) sed -n '2,/^set -uo/p' "$0" | sed -e '/^set -uo/d' -e 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run-smb-tests.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
@@ -131,27 +133,42 @@ count_suite "$res/s-suite-winbind.txt" "S-* (winbind)"
 count_suite "$res/k2-suite-winbind.txt" "S-K2 (winbind)"
 [ -f "$res/winbind-ids.txt" ] && sed 's/^/smb: winbind id: /' "$res/winbind-ids.txt"
 
-if [ -d "$res/torture" ]; then
-	md_args=()
-	if [ "$update_docs" = 1 ]; then
-		md_args=(--markdown "$out/smbtorture-table.md")
-	fi
-	/usr/bin/python3 testenv/smb/torture-summary.py "$res/torture" \
-		testenv/smb/torture-knownfail.txt "${md_args[@]}" >"$out/torture-summary.txt"
-	grep -E '^(FAIL|known-fail|note|suite) ' "$out/torture-summary.txt"
-	grep -E '^\|' "$out/torture-summary.txt"
-	line=$(grep -E '^torture: [0-9]+ passed, [0-9]+ failed$' "$out/torture-summary.txt" | tail -n1)
+# summarize_torture DIR LABEL [torture-summary.py args]: count one results tree
+summarize_torture() {
+	local dir=$1 label=$2 line sum=$out/torture-summary$2.txt
+	shift 2
+	/usr/bin/python3 testenv/smb/torture-summary.py "$dir" \
+		testenv/smb/torture-knownfail.txt "$@" >"$sum"
+	grep -E '^(FAIL|known-fail|note|suite) ' "$sum"
+	grep -E '^\|' "$sum"
+	line=$(grep -E '^torture: [0-9]+ passed, [0-9]+ failed$' "$sum" | tail -n1)
 	if [ -n "$line" ]; then
 		pass=$((pass + $(cut -d' ' -f2 <<<"$line")))
 		fail=$((fail + $(cut -d' ' -f4 <<<"$line")))
-		note "$line"
+		note "${line/torture:/torture$label:}"
 	else
 		fail=$((fail + 1))
-		echo "FAIL torture: no summary (see $out/torture-summary.txt)"
+		echo "FAIL torture$label: no summary (see $sum)"
+	fi
+}
+
+if [ -d "$res/torture" ]; then
+	md_args=() wb_args=()
+	if [ "$update_docs" = 1 ]; then
+		md_args=(--markdown "$out/smbtorture-table.md")
+		wb_args=(--markdown "$out/smbtorture-table-winbind.md")
+	fi
+	summarize_torture "$res/torture" "" "${md_args[@]}"
+	if [ -d "$res/torture-winbind" ]; then
+		summarize_torture "$res/torture-winbind" "-winbind" --setup winbind "${wb_args[@]}"
+	elif [[ " $shares " == *" richacl "* ]]; then
+		fail=$((fail + 1))
+		echo "FAIL torture-winbind: no results"
 	fi
 	if [ "$update_docs" = 1 ] && [ -f "$out/smbtorture-table.md" ]; then
 		bash testenv/smb/write-results-doc.sh "$out/smbtorture-table.md" "$res" \
-			"$(readlink -f "$kernel")" "${module:-none}" >docs/smbtorture-results.md
+			"$(readlink -f "$kernel")" "${module:-none}" \
+			"$out/smbtorture-table-winbind.md" >docs/smbtorture-results.md
 		note "wrote docs/smbtorture-results.md"
 	fi
 elif ! printf '%s\n' "${guest_args[@]}" | grep -qx -- --no-torture; then

@@ -192,6 +192,36 @@ static bool richacl_dom_sid_to_nt_sid(const struct dom_sid *in,
 }
 
 /*
+ * An id of ID_TYPE_BOTH (idmap_rid, idmap_autorid, an AD DC) is a uid and a
+ * gid at once.  smbd's process holds it both ways for the SID's owner, but a
+ * local login of that user (nss_winbind) holds it only as its uid, and the
+ * members of a group with such an id hold it only as a gid.  So the SID's
+ * type decides: a user SID becomes a user entry, any other SID a group
+ * entry, which is also what an unknown type gets (the id then matches the
+ * SID's owner over SMB, and every holder of the gid).
+ */
+static enum richacl_id_type richacl_both_id_type(const struct dom_sid *sid,
+						 uint32_t id)
+{
+	TALLOC_CTX *frame = talloc_stackframe();
+	enum lsa_SidType sid_type = SID_NAME_UNKNOWN;
+	struct dom_sid_buf buf;
+	bool ok;
+
+	become_root();
+	ok = lookup_sid(frame, sid, NULL, NULL, &sid_type);
+	unbecome_root();
+	TALLOC_FREE(frame);
+	if (!ok) {
+		DBG_NOTICE("SID %s maps to uid and gid %" PRIu32 " and its "
+			   "type is unknown: stored as a group entry\n",
+			   dom_sid_str_buf(sid, &buf), id);
+		return RICHACL_ID_BOTH;
+	}
+	return sid_type == SID_NAME_USER ? RICHACL_ID_UID : RICHACL_ID_BOTH;
+}
+
+/*
  * SID -> id through Samba's idmap (ctx: the share's struct richacl_config).
  * sids_to_unixids() answers ID_TYPE_NOT_SPECIFIED both for a SID that has
  * no mapping and for one it could not ask winbindd about.  If winbindd
@@ -226,7 +256,7 @@ static int richacl_resolve_sid(void *ctx, const struct nt_sid *sid,
 		*type = RICHACL_ID_GID;
 		break;
 	case ID_TYPE_BOTH:
-		*type = RICHACL_ID_BOTH;
+		*type = richacl_both_id_type(&dsid, uxid.id);
 		break;
 	default:
 		return -ENOENT;
@@ -1667,7 +1697,9 @@ static int richacl_fchown(struct vfs_handle_struct *handle,
  * create, DOS attributes, setgid on new directories).  On a richacl a chmod
  * rewrites the file masks and cuts what the entries grant.  With
  * richacl:chmod = ignore (the default) the permission bits of a file with a
- * richacl are left alone; setuid/setgid/sticky are still applied.
+ * richacl are left alone.  A change of the setuid, setgid or sticky bit is
+ * made when the kernel's chmod leaves the acl as it is, and refused with
+ * EPERM (and a log line) when it would rewrite the file masks.
  */
 static int richacl_fchmod(struct vfs_handle_struct *handle,
 			  struct files_struct *fsp,
@@ -1677,9 +1709,13 @@ static int richacl_fchmod(struct vfs_handle_struct *handle,
 	struct richacl_config *config = NULL;
 	struct richacl_fsp_ext *ext = NULL;
 	const struct security_unix_token *ut = NULL;
-	DATA_BLOB blob = data_blob_null;
+	struct richacl *acl = NULL;
+	struct richacl *chmodded = NULL;
 	SMB_STRUCT_STAT st;
+	const mode_t orig_mode = mode;
 	mode_t special;
+	bool keep_perm = false;
+	NTSTATUS status;
 	int ret, saved_errno;
 
 	SMB_VFS_HANDLE_GET_DATA(handle, config, struct richacl_config,
@@ -1707,58 +1743,97 @@ static int richacl_fchmod(struct vfs_handle_struct *handle,
 
 	ext = VFS_FETCH_FSP_EXTENSION(handle, fsp);
 	if (ext != NULL && ext->created_with_inheritance) {
-		/* The chmod to "create mask" right after the create. */
+		/*
+		 * The chmod to "create mask" right after the create: the
+		 * permission bits stay as inherited, only the special bits
+		 * are considered (below).
+		 */
 		VFS_REMOVE_FSP_EXTENSION(handle, fsp);
-		DBG_DEBUG("%s: ignoring chmod 0%o of a file that inherited "
-			  "its ACL\n", fsp_str_dbg(fsp), (unsigned int)mode);
-		return 0;
+		DBG_DEBUG("%s: keeping the permission bits of a file that "
+			  "inherited its ACL (chmod 0%o)\n", fsp_str_dbg(fsp),
+			  (unsigned int)mode);
+		keep_perm = true;
 	}
 
 	frame = talloc_stackframe();
-	ret = richacl_read_blob(handle, fsp, frame, &blob);
-	if (ret == -1) {
-		saved_errno = errno;
+	status = richacl_fget(handle, fsp, frame, &acl);
+	if (!NT_STATUS_IS_OK(status)) {
 		TALLOC_FREE(frame);
-		if (saved_errno == ENODATA ||
-		    richacl_errno_unsupported(saved_errno)) {
-			/* Only a mode: chmod is what it is. */
-			return SMB_VFS_NEXT_FCHMOD(handle, fsp, mode);
-		}
-		errno = saved_errno;
+		errno = map_errno_from_nt_status(status);
 		return -1;
 	}
-
-	ret = SMB_VFS_NEXT_FSTAT(handle, fsp, &st);
-	if (ret == -1) {
+	if (SMB_VFS_NEXT_FSTAT(handle, fsp, &st) == -1) {
 		saved_errno = errno;
 		TALLOC_FREE(frame);
 		errno = saved_errno;
 		return -1;
 	}
 	special = mode & RICHACL_SPECIAL_BITS;
+	mode = special | (st.st_ex_mode & RICHACL_PERM_BITS);
+	if (acl == NULL) {
+		/* Only a mode: chmod is what it is. */
+		TALLOC_FREE(frame);
+		if (keep_perm) {
+			if (special == (st.st_ex_mode & RICHACL_SPECIAL_BITS)) {
+				return 0;
+			}
+			return SMB_VFS_NEXT_FCHMOD(handle, fsp, mode);
+		}
+		return SMB_VFS_NEXT_FCHMOD(handle, fsp, orig_mode);
+	}
 	if (special == (st.st_ex_mode & RICHACL_SPECIAL_BITS)) {
 		DBG_DEBUG("%s: ignoring chmod 0%o: the file has a richacl\n",
-			  fsp_str_dbg(fsp), (unsigned int)mode);
+			  fsp_str_dbg(fsp), (unsigned int)orig_mode);
 		TALLOC_FREE(frame);
 		return 0;
 	}
 
 	/*
-	 * Apply the special bits with the current permission bits, then put
-	 * the acl (with its masks) back: the kernel keeps the special bits.
+	 * Only the setuid, setgid or sticky bit changes.  The kernel's chmod
+	 * also sets the file masks from the mode, and putting the old acl
+	 * back afterwards would not be atomic: an ACL change made in between
+	 * would be lost, and a failed restore would leave the ACL cut.  So
+	 * the bits are changed only when the chmod leaves the acl as it is
+	 * (the kernel then makes the change in one step), and refused
+	 * otherwise.
 	 */
-	ret = SMB_VFS_NEXT_FCHMOD(handle, fsp,
-				  special | (st.st_ex_mode & RICHACL_PERM_BITS));
+	chmodded = richacl_clone(acl);
+	if (chmodded == NULL || !richacl_talloc_own(frame, chmodded)) {
+		TALLOC_FREE(frame);
+		errno = ENOMEM;
+		return -1;
+	}
+	richacl_chmod(chmodded, (st.st_ex_mode & S_IFMT) | mode);
+	if (!richacl_equal(chmodded, acl)) {
+		DBG_WARNING("%s: not changing the setuid/setgid/sticky bits "
+			    "(0%o -> 0%o): a chmod would rewrite the file "
+			    "masks of its richacl\n", fsp_str_dbg(fsp),
+			    (unsigned int)(st.st_ex_mode & RICHACL_SPECIAL_BITS),
+			    (unsigned int)special);
+		TALLOC_FREE(frame);
+		errno = EPERM;
+		return -1;
+	}
+	ret = SMB_VFS_NEXT_FCHMOD(handle, fsp, mode);
+	saved_errno = errno;
 	if (ret == 0) {
-		ret = SMB_VFS_NEXT_FSETXATTR(handle, fsp, RICHACL_XATTR,
-					     blob.data, blob.length, 0);
-		if (ret == -1) {
-			DBG_ERR("%s: could not restore %s after chmod: %s\n",
-				fsp_str_dbg(fsp), RICHACL_XATTR,
-				strerror(errno));
+		struct richacl *after = NULL;
+
+		status = richacl_fget(handle, fsp, frame, &after);
+		if (NT_STATUS_IS_OK(status) &&
+		    (after == NULL || !richacl_equal(after, acl))) {
+			/*
+			 * An ACL change came in between (the kernel
+			 * then applied the chmod to the new acl, as to a
+			 * local chmod), or the library's chmod and the
+			 * kernel's disagree.
+			 */
+			DBG_ERR("%s: the chmod 0%o changed its richacl, which "
+				"it should have left alone (a concurrent ACL "
+				"change?)\n",
+				fsp_str_dbg(fsp), (unsigned int)mode);
 		}
 	}
-	saved_errno = errno;
 	TALLOC_FREE(frame);
 	errno = saved_errno;
 	return ret;

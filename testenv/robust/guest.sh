@@ -14,6 +14,8 @@
 #     smbdiff   smbd's decision vs the kernel's (smbdiff.py, --smb-cases N)
 #     hostile   hostile security descriptors over SMB2 SET_INFO (hostile_sd.py)
 #     load      8 concurrent SMB clients for --load-secs seconds (load.py)
+#   smbdiff-winbind  smbd again with winbindd allocating the ids (server.sh
+#             --identity winbind), smbdiff.py --identity winbind, --smb-cases N
 #   dmesg     no Oops / BUG / WARNING / general protection fault in dmesg
 #   Each part writes DIR/<part>.txt ending in "N passed, N failed"; --skip
 #   takes a comma separated list of parts to leave out.
@@ -34,6 +36,7 @@ repo=$(cd "$here/../.." && pwd)
 PY=/usr/bin/python3
 MNT=/mnt/rich
 STATE=/run/richacl-robust-smb
+STATE_WB=/run/richacl-robust-smb-winbind
 
 sub=${1:-}
 shift || true
@@ -105,19 +108,20 @@ check_dmesg() {
 	echo "dmesg: 1 passed, 0 failed"
 }
 
-start_smbd() {	# [extra server.sh args]
+start_smbd() {	# [extra server.sh args]; the state directory is ${state:-$STATE}
 	local share=$MNT/robust-share
 	mkdir -p "$share" /tmp/robust-plain/aclxattr /tmp/robust-plain/nfs4acl
 	chmod 0777 "$share"
-	local args=(start --state "$STATE" --rich "$share" --aclxattr /tmp/robust-plain/aclxattr
-		--nfs4acl /tmp/robust-plain/nfs4acl)
+	local args=(start --state "${state:-$STATE}" --rich "$share"
+		--aclxattr /tmp/robust-plain/aclxattr --nfs4acl /tmp/robust-plain/nfs4acl)
 	[ -n "$module" ] && args+=(--module "$module")
 	bash "$repo/testenv/smb/server.sh" "${args[@]}" "$@"
 }
 
-stop_smbd() {
-	bash "$repo/testenv/smb/server.sh" stop --state "$STATE" 2>/dev/null
-	[ -f "$STATE/smbd.log" ] && tail -c 2000000 "$STATE/smbd.log" >"$out/smbd.log"
+stop_smbd() {	# [log name]; the state directory is ${state:-$STATE}
+	local st=${state:-$STATE}
+	bash "$repo/testenv/smb/server.sh" stop --state "$st" 2>/dev/null
+	[ -f "$st/smbd.log" ] && tail -c 2000000 "$st/smbd.log" >"$out/${1:-smbd}.log"
 }
 
 smbd_alive() {
@@ -155,6 +159,24 @@ cmd_main() {
 			cat "$out/smbd-start.err" >&2
 			echo "smb: smbd did not start: $(tail -n 1 "$out/smbd-start.err")" >"$out/smb.txt"
 			echo "smb: 0 passed, 1 failed" >>"$out/smb.txt"
+		fi
+	fi
+	# The agreement checker again on the second identity setup: winbindd
+	# allocates the ids (docs/mapping.md, "Well-known SIDs").
+	if ! skipped smb && ! skipped smbdiff-winbind; then
+		if state=$STATE_WB start_smbd --identity winbind 2>"$out/smbd-start-winbind.err"; then
+			part smbdiff-winbind $PY "$here/smbdiff.py" --state "$STATE_WB" \
+				--path "$MNT/robust-share" --seed "$seed" --cases "$smb_cases" \
+				--identity winbind
+			state=$STATE_WB stop_smbd smbd-winbind
+			cp "$STATE_WB/winbindd.log" "$out/winbindd.log" 2>/dev/null
+		else
+			cat "$out/smbd-start-winbind.err" >&2
+			{
+				echo "smbdiff-winbind: smbd did not start:" \
+					"$(tail -n 1 "$out/smbd-start-winbind.err")"
+				echo "smbdiff-winbind: 0 passed, 1 failed"
+			} >"$out/smbdiff-winbind.txt"
 		fi
 	fi
 	part dmesg check_dmesg

@@ -179,10 +179,32 @@ def file_state(path):
 
 # ------------------------------------------------------------ local side
 
-def as_user(user, fn):
+def smbd_groups(uid):
+    """The supplementary groups of the smbd process that runs as uid (the
+    one serving that user's session; call after a request of the user), or
+    None if there is none: exactly what the kernel checks for that user's
+    SMB requests, whatever the identity setup gave the session."""
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                status = dict(line.rstrip("\n").split(":\t", 1) for line in f
+                              if ":\t" in line)
+        except OSError:
+            continue
+        if status.get("Name") != "smbd" or int(status["Uid"].split()[1]) != uid:
+            continue
+        return sorted(int(g) for g in status.get("Groups", "").split())
+    return None
+
+
+def as_user(user, fn, groups=None):
     """Run fn() in a child with user's uid, gid and groups (no capabilities);
-    return "OK" or the errno name."""
-    uid, gid, groups = USERS[user]
+    groups, if given, replaces USERS' list.  Return "OK" or the errno name."""
+    uid, gid, default_groups = USERS[user]
+    if groups is None:
+        groups = default_groups
     rfd, wfd = os.pipe()
     pid = os.fork()
     if pid == 0:

@@ -65,6 +65,13 @@ failure unless it has one of these explanations, each counted:
                   write_data write user.* xattrs (the local side succeeded
                   through setxattr(user.DOSATTRIB), utime was refused).
 
+With --identity winbind (server.sh --identity winbind: winbindd allocates
+the ids), Authenticated Users and NETWORK have the gids winbindd gives them
+(asked with wbinfo); group entries for both are drawn, and unmapped NETWORK
+entries too (written locally, as stored before the SID had an id).  In both
+setups the local side runs with the supplementary groups of the smbd
+process serving the user, read from /proc: the same uid and groups.
+
 Output: one line per failure with a reproducer, then the explained cases,
 then "smbdiff: N passed, N failed".
 """
@@ -84,7 +91,7 @@ from smbcommon import (ACE_ALLOW, ACE_DENY, AUTHUSERS, DENIED, D_CHILD, DELETE, 
                        F_DIR_INHERIT, F_FILE_INHERIT, F_GROUP, F_SPECIAL, GROUP, OK, OWNER, P,
                        R, READ_ACL, READ_ATTRS, SHARE, SHARE_ALL, STAFF, SYNC, USERS, W,
                        WRITE_ACL, WRITE_ATTRS, WRITE_OWNER, X, Server, acl_text, as_user,
-                       encode, set_blob, smb, w)
+                       encode, set_blob, smb, smbd_groups, w)
 
 # NT access rights (MS-DTYP 2.4.3 / MS-SMB2 2.2.13.1)
 NT_READ_DATA, NT_WRITE_DATA, NT_APPEND_DATA = 0x1, 0x2, 0x4
@@ -94,13 +101,34 @@ NT_READ_ATTRIBUTES, NT_SYNCHRONIZE = 0x80, 0x100000
 OPS = ["read", "write", "append", "write_dac", "write_owner", "owner_dacl", "dosattr",
        "times", "delete", "rename", "create", "mkdir"]
 UIDS = {0: "root", 1001: "alice", 1002: "bob", 1003: "carol"}
-GIDS = [1001, 1002, 1003, STAFF, AUTHUSERS, 0]
-NETWORK = "S-1-5-2"                     # in every SMB token, no gid here
+NETWORK = "S-1-5-2"                     # in every SMB token; a gid only with winbindd
 UNMAPPED = [NETWORK, "S-1-5-21-1111-2222-3333-4444", "S-1-0-0"]
 INVALID_OWNER = "NT_STATUS_INVALID_OWNER"
 
 
-def random_entries(rng, isdir):
+class Ids:
+    """The gids of the well-known SIDs in this identity setup."""
+
+    def __init__(self, identity):
+        if identity == "winbind":
+            self.authusers = wbinfo_gid("S-1-5-11")
+            self.network = wbinfo_gid(NETWORK)
+            if self.authusers is None or self.network is None:
+                raise SystemExit("smbdiff: winbindd gives no gid to S-1-5-11 / S-1-5-2")
+            self.token_groups = [self.authusers, self.network]
+        else:
+            self.authusers, self.network = AUTHUSERS, None
+            self.token_groups = [AUTHUSERS]
+        self.gids = [1001, 1002, 1003, STAFF, 0] + self.token_groups
+
+
+def wbinfo_gid(sid):
+    res = subprocess.run(["wbinfo", "--sid-to-gid", sid], capture_output=True, text=True)
+    out = res.stdout.strip()
+    return int(out) if res.returncode == 0 and out.isdigit() else None
+
+
+def random_entries(rng, isdir, ids):
     bits = [R, W, P, X, D_CHILD, DELETE, WRITE_ATTRS, WRITE_ACL, WRITE_OWNER]
     entries = []
     for _ in range(rng.randint(0, 6)):
@@ -114,7 +142,7 @@ def random_entries(rng, isdir):
         elif kind < 0.72:
             flags, ident = 0, rng.choice([1001, 1002, 1003])
         elif kind < 0.86:
-            flags, ident = F_GROUP, rng.choice([1001, 1002, 1003, STAFF, AUTHUSERS])
+            flags, ident = F_GROUP, rng.choice([1001, 1002, 1003, STAFF] + ids.token_groups)
         else:
             flags, ident = 0, rng.choice(UNMAPPED)
         mask = 0
@@ -131,19 +159,19 @@ def random_entries(rng, isdir):
 
 
 class Case:
-    def __init__(self, rng, root, n):
+    def __init__(self, rng, root, n, ids):
         self.n = n
         self.user = rng.choice(["alice", "bob", "carol"])
         self.op = rng.choice(OPS)
         self.dir_owner = rng.choice(list(UIDS))
-        self.dir_group = rng.choice(GIDS)
+        self.dir_group = rng.choice(ids.gids)
         self.file_owner = rng.choice(list(UIDS))
-        self.file_group = rng.choice(GIDS)
+        self.file_group = rng.choice(ids.gids)
         # traversal is not the question here (SMB has no traverse check)
-        dir_entries = [(ACE_ALLOW, F_SPECIAL, X, EVERYONE)] + random_entries(rng, True)
+        dir_entries = [(ACE_ALLOW, F_SPECIAL, X, EVERYONE)] + random_entries(rng, True, ids)
         self.dir_entries = dir_entries
         self.dir_acl = encode(dir_entries)
-        self.file_entries = random_entries(rng, False)
+        self.file_entries = random_entries(rng, False, ids)
         self.file_acl = encode(self.file_entries)
         self.root = root
 
@@ -163,8 +191,8 @@ class Case:
         set_blob(f, self.file_acl)
         set_blob(d, self.dir_acl)
 
-    def describe(self):
-        return (f"user {self.user} {USERS[self.user]} op {self.op}; "
+    def describe(self, groups):
+        return (f"user {self.user} {USERS[self.user][:2]} groups {groups} op {self.op}; "
                 f"dir owner {self.dir_owner} group {self.dir_group} acl [{acl_text(self.dir_acl)}]; "
                 f"file owner {self.file_owner} group {self.file_group} acl [{acl_text(self.file_acl)}]")
 
@@ -258,7 +286,7 @@ def smb_side(srv, conn, c):
     raise ValueError(c.op)
 
 
-def local_side(c, root):
+def local_side(c, root, groups):
     """The kernel's verdict ("OK" or the errno name), and for the
     explanations of a stricter smbd: how it was reached ("" or a note)."""
     d = os.path.join(root, c.rel("loc"))
@@ -266,20 +294,23 @@ def local_side(c, root):
     uid = USERS[c.user][0]
     t = (981173106, 981173106)
 
+    def run_as(fn):
+        return as_user(c.user, fn, groups)
+
     if c.op == "dosattr":
-        res = as_user(c.user, lambda: os.utime(f, t))
+        res = run_as(lambda: os.utime(f, t))
         if res in ("EACCES", "EPERM"):
-            res = as_user(c.user, lambda: os.setxattr(f, "user.DOSATTRIB", b"0x22"))
+            res = run_as(lambda: os.setxattr(f, "user.DOSATTRIB", b"0x22"))
             return res, "xattr" if res == "OK" else ""
         return res, ""
     if c.op == "owner_dacl":
         # the same acl again: changes nothing, asks for write_acl as non-owner
-        probe = as_user(c.user, lambda: os.setxattr(f, "system.richacl", c.file_acl))
+        probe = run_as(lambda: os.setxattr(f, "system.richacl", c.file_acl))
 
         def both():
             os.chown(f, uid, -1)
             os.setxattr(f, "system.richacl", c.file_acl)
-        return as_user(c.user, both), "" if probe == "OK" else "no-write-acl-before"
+        return run_as(both), "" if probe == "OK" else "no-write-acl-before"
 
     def op():
         if c.op in ("read", "write", "append"):
@@ -301,7 +332,7 @@ def local_side(c, root):
             os.close(os.open(os.path.join(d, "new"), os.O_RDONLY | os.O_CREAT | os.O_EXCL, 0o644))
         elif c.op == "mkdir":
             os.mkdir(os.path.join(d, "new"), 0o755)
-    return as_user(c.user, op), ""
+    return run_as(op), ""
 
 
 def explain_stricter(c, how):
@@ -326,27 +357,38 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--cases", type=int, default=100)
     ap.add_argument("--max-report", type=int, default=15)
+    ap.add_argument("--identity", choices=["passdb", "winbind"], default="passdb")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     srv = Server(args.state)
+    ids = Ids(args.identity)
     os.makedirs(os.path.join(args.path, "sd"), exist_ok=True)
     os.chmod(os.path.join(args.path, "sd"), 0o777)
-    conns = {}
+    conns, groups = {}, {}
     passed = failed = 0
     stats, explained, grants_more = {}, {}, 0
-    print(f"smbdiff: seed {args.seed}, {args.cases} cases", flush=True)
+    print(f"smbdiff: seed {args.seed}, {args.cases} cases, identity {args.identity} "
+          f"(Authenticated Users gid {ids.authusers}, NETWORK gid {ids.network})", flush=True)
     for n in range(args.cases):
-        c = Case(rng, args.path, n)
+        c = Case(rng, args.path, n, ids)
         c.build("smb")
         c.build("loc")
         if c.user not in conns:
             conns[c.user] = srv.connect(c.user)
+        if c.user not in groups:
+            smb(conns[c.user].list, "")
+            groups[c.user] = smbd_groups(USERS[c.user][0])
+            if groups[c.user] is None:
+                print(f"smbdiff: no smbd process runs as {c.user}; using {USERS[c.user][2]}")
+                groups[c.user] = USERS[c.user][2]
+            print(f"smbdiff: smbd runs {c.user}'s requests with groups {groups[c.user]}",
+                  flush=True)
         try:
             st = smb_side(srv, conns[c.user], c)
         except Exception as e:  # noqa: B902 - a dropped connection is a finding
             st = f"EXCEPTION {e!r}"
             conns.pop(c.user, None)
-        loc, how = local_side(c, args.path)
+        loc, how = local_side(c, args.path, groups[c.user])
         smb_allowed = {OK: True, DENIED: False, INVALID_OWNER: False}.get(st)
         if c.op in ("dosattr", "times") and st == "NT_STATUS_OBJECT_NAME_NOT_FOUND":
             smb_allowed = False
@@ -365,7 +407,7 @@ def main():
                 grants_more += 1
             if failed <= args.max_report:
                 print(f"MISMATCH smbdiff seed {args.seed} case {n}: SMB {st}, kernel {loc}; "
-                      f"{c.describe()}", flush=True)
+                      f"{c.describe(groups[c.user])}", flush=True)
         else:
             passed += 1
         for side in ("smb", "loc"):

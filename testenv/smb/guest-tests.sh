@@ -25,8 +25,9 @@
 # 5. stops smbd and leaves its log in DIR/smbd.log,
 # 6. starts the server again with winbindd (server.sh --identity winbind),
 #    records the gids winbindd gives the well-known SIDs (DIR/winbind-ids.txt)
-#    and runs the S-* and S-K2 suites again -> DIR/s-suite-winbind.txt,
-#    DIR/k2-suite-winbind.txt.
+#    and runs the S-* suite -> DIR/s-suite-winbind.txt, the smbtorture suites
+#    against the richacl share -> DIR/torture-winbind/richacl/, and the S-K2
+#    suite -> DIR/k2-suite-winbind.txt.
 # The host (testenv/smb/torture-summary.py) turns the results into counts.
 set -uo pipefail
 
@@ -124,12 +125,13 @@ empty_share() {	# share
 # Suites whose tests run one by one, each on an emptied share (see above).
 SPLIT_SUITES="smb2.acls raw.acls"
 
-# torture_one SHARE TEST RES PROTO...: one smbtorture run appended to RES.*
+# torture_one STATE SHARE TEST RES PROTO...: one smbtorture run appended to RES.*
 torture_one() {
-	local share=$1 test=$2 res=$3 rc
-	shift 3
+	local state=$1 share=$2 test=$3 res=$4 rc pw
+	shift 4
+	pw=$(awk -v u="$TORTURE_USER" '$1 == u { print $3 }' "$state/users")
 	runuser -u "$TORTURE_USER" -- timeout -k 10 600 \
-		smbtorture "//127.0.0.1/$share" -s "$STATE/client.conf" \
+		smbtorture "//127.0.0.1/$share" -s "$state/client.conf" \
 		"-U$TORTURE_USER%$pw" -T samba3 "$@" \
 		--format=subunit --fullname --basedir="$basedir" "$test" \
 		>>"$res.subunit" 2>>"$res.stderr" </dev/null
@@ -138,17 +140,20 @@ torture_one() {
 	return 0
 }
 
-if [ "$run_torture" = 1 ]; then
+# run_torture STATE DIR TAG SHARE...: every suite of $SUITES against each
+# share of the server in STATE -> DIR/SHARE/SUITE.*, times tagged TAG
+run_torture() {
+	local state=$1 dir=$2 tag=$3 share suite res proto t tests t1
+	shift 3
 	basedir=/tmp/torture-basedir
 	mkdir -p "$basedir"
 	chown "$TORTURE_USER:$TORTURE_USER" "$basedir"
-	pw=$(awk -v u="$TORTURE_USER" '$1 == u { print $3 }' "$STATE/users")
-	for share in $SHARES; do
-		mkdir -p "$out/torture/$share"
-		bash "$here/server.sh" hideunread --state "$STATE" "$share" ||
+	for share in "$@"; do
+		mkdir -p "$dir/$share"
+		bash "$here/server.sh" hideunread --state "$state" "$share" ||
 			log "could not point [hideunread] at $share"
 		for suite in $SUITES; do
-			res=$out/torture/$share/$suite
+			res=$dir/$share/$suite
 			proto=()
 			case "$suite" in base.*|raw.*) proto=(-m NT1) ;; esac
 			t=$(now)
@@ -164,19 +169,24 @@ if [ "$run_torture" = 1 ]; then
 			if [ -n "$tests" ]; then
 				for t1 in $tests; do
 					empty_share "$share" || break
-					torture_one "$share" "$t1" "$res" "${proto[@]}"
+					torture_one "$state" "$share" "$t1" "$res" "${proto[@]}"
 				done
 			elif empty_share "$share"; then
-				torture_one "$share" "$suite" "$res" "${proto[@]}"
+				torture_one "$state" "$share" "$suite" "$res" "${proto[@]}"
 			else
 				echo "share directory ${SHARE_PATH[$share]} missing" >"$res.stderr"
 				: >"$res.subunit"
 				echo 125 >"$res.rc"
 			fi
-			echo "torture $share $suite $(echo "$(now) - $t" | bc)" >>"$out/times"
-			log "$share $suite: rc $(cat "$res.rc") ($(echo "$(now) - $t" | bc) s)"
+			echo "torture$tag $share $suite $(echo "$(now) - $t" | bc)" >>"$out/times"
+			log "$share$tag $suite: rc $(cat "$res.rc") ($(echo "$(now) - $t" | bc) s)"
 		done
 	done
+}
+
+if [ "$run_torture" = 1 ]; then
+	# shellcheck disable=SC2086 # SHARES is a list
+	run_torture "$STATE" "$out/torture" "" $SHARES
 fi
 
 bash "$here/server.sh" stop --state "$STATE"
@@ -184,8 +194,9 @@ bash "$here/server.sh" stop --state "$STATE"
 tail -c 4000000 "$STATE/smbd.log" >"$out/smbd.log" 2>/dev/null
 
 # The second identity setup: the same server with winbindd allocating the
-# ids (docs/mapping.md, "Well-known SIDs"); the S-* and S-K2 suites again.
-if [ "$run_suite" = 1 ]; then
+# ids (docs/mapping.md, "Well-known SIDs"); the S-* suite, the smbtorture
+# suites on the richacl share, and the S-K2 suite again.
+if [ "$run_suite" = 1 ] || [ "$run_torture" = 1 ]; then
 	t=$(now)
 	STATE_WB=/run/richacl-smb-winbind
 	dir=${SHARE_PATH[richacl]}
@@ -205,12 +216,22 @@ if [ "$run_suite" = 1 ]; then
 			S-1-3-4 S-1-0-0; do
 			echo "$sid gid $(wbinfo --sid-to-gid "$sid" 2>&1 | tail -n 1)"
 		done >"$out/winbind-ids.txt"
-		/usr/bin/python3 "$repo/testenv/tests/smb/run.py" --state "$STATE_WB" \
-			--path "$dir" --share richacl --tools "$tools" \
-			>"$out/s-suite-winbind.txt" 2>&1
-		/usr/bin/python3 "$repo/testenv/tests/smb/verdict.py" --state "$STATE_WB" \
-			--path "$dir" --tools "$tools" --identity winbind \
-			>"$out/k2-suite-winbind.txt" 2>&1
+		if [ "$run_suite" = 1 ]; then
+			/usr/bin/python3 "$repo/testenv/tests/smb/run.py" --state "$STATE_WB" \
+				--path "$dir" --share richacl --tools "$tools" \
+				>"$out/s-suite-winbind.txt" 2>&1
+		fi
+		if [ "$run_torture" = 1 ] && [[ " $SHARES " == *" richacl "* ]]; then
+			run_torture "$STATE_WB" "$out/torture-winbind" -winbind richacl
+			empty_share richacl
+			chown root:root "$dir"
+		fi
+		# last: its S-K2-outage row stops winbindd
+		if [ "$run_suite" = 1 ]; then
+			/usr/bin/python3 "$repo/testenv/tests/smb/verdict.py" --state "$STATE_WB" \
+				--path "$dir" --tools "$tools" --identity winbind \
+				>"$out/k2-suite-winbind.txt" 2>&1
+		fi
 	else
 		cat "$out/server-start-winbind.err" >&2
 		echo "FAIL smbd-start (winbind): $(tail -n 1 "$out/server-start-winbind.err")" \
@@ -219,7 +240,7 @@ if [ "$run_suite" = 1 ]; then
 	bash "$here/server.sh" stop --state "$STATE_WB"
 	tail -c 2000000 "$STATE_WB/smbd.log" >"$out/smbd-winbind.log" 2>/dev/null
 	cp "$STATE_WB/winbindd.log" "$out/winbindd.log" 2>/dev/null
-	echo "winbind-suites $(echo "$(now) - $t" | bc)" >>"$out/times"
+	echo "winbind-total $(echo "$(now) - $t" | bc)" >>"$out/times"
 fi
 dmesg >"$out/dmesg.txt" 2>/dev/null
 cd /

@@ -117,6 +117,29 @@ map_wellknown() {
 	fi
 }
 
+# BUILTIN\Users (S-1-5-32-545) holds Authenticated Users, as on Windows, so
+# that every session's token has it and default Windows ACLs (a volume root:
+# BUILTIN\Users may read and add subfolders) mean what they say.  passdb:
+# the alias is mapped to the unix group "users"; winbind: smbd's pdb creates
+# it with a gid that winbindd allocates.  Either way the alias' gid is in the
+# unix token of every session, so the kernel sees the same membership.
+map_builtin_users() {	# passdb|winbind
+	local conf=$state/smb.conf bu=S-1-5-32-545 out
+	if ! net -s "$conf" groupmap list sid=$bu 2>/dev/null | grep -q "$bu"; then
+		if [ "$1" = passdb ]; then
+			net -s "$conf" groupmap add sid=$bu unixgroup=users type=local \
+				ntgroup=Users >/dev/null || die "net groupmap add sid=$bu failed"
+		else
+			net -s "$conf" sam createbuiltingroup Users >/dev/null ||
+				die "net sam createbuiltingroup Users failed"
+		fi
+	fi
+	if ! out=$(net -s "$conf" groupmap addmem $bu S-1-5-11 2>&1) &&
+		! net -s "$conf" groupmap listmem $bu 2>/dev/null | grep -q '^S-1-5-11$'; then
+		die "net groupmap addmem $bu S-1-5-11 failed: $out"
+	fi
+}
+
 start_winbindd() {
 	mkdir -p /run/samba	# the socket directory libwbclient looks in
 	setsid winbindd -F --no-process-group -s "$state/smb.conf" --debug-stdout -d1 \
@@ -189,6 +212,7 @@ cmd_start() {
 	else
 		map_wellknown
 	fi
+	map_builtin_users "$identity"
 	# Own session: on shutdown smbd signals its whole process group.
 	setsid smbd -F --no-process-group -s "$state/smb.conf" --debug-stdout -d1 \
 		</dev/null >"$state/smbd.log" 2>&1 &

@@ -26,7 +26,8 @@
 #                      "richacl:unmapped sids = refuse"; [rstack] (richacl stacked
 #                      with acl_xattr), [rrequire] (richacl:require = yes on the
 #                      plain ext4) and [rbadparm] (a bad richacl: value), whose
-#                      tree connects vfs_richacl must refuse
+#                      tree connects vfs_richacl must refuse; [richaclsgid] =
+#                      [richacl] with "force directory mode = 2000"
 #
 # The server is a standalone server on the given interfaces only.  SMB1 is
 # enabled (server min protocol = NT1) because smbtorture's base.* and raw.*
@@ -151,4 +152,8 @@ cat <<EOF
 [rbadparm]
 	copy = richacl
 	richacl:fix create masks = maybe
+
+[richaclsgid]
+	copy = richacl
+	force directory mode = 2000
 EOF

@@ -1,13 +1,17 @@
 #!/usr/bin/python3
 """Count smbtorture results (subunit v1) per share and suite.
 
-usage: torture-summary.py RESULTS_DIR KNOWNFAIL [--markdown FILE] [--title TEXT]
+usage: torture-summary.py RESULTS_DIR KNOWNFAIL [--setup NAME] [--markdown FILE]
+                          [--title TEXT]
 
 RESULTS_DIR is the "torture" directory written by testenv/smb/guest-tests.sh:
 RESULTS_DIR/SHARE/SUITE.subunit, .rc and .stderr.  KNOWNFAIL is
 testenv/smb/torture-knownfail.txt: lines "SHARE TEST REASON", SHARE being a
 share name or "*", TEST an exact test name or a prefix ending in "*"; the
-reason is mandatory.  '#' starts a comment.
+reason is mandatory.  '#' starts a comment.  SHARE may also be
+"share@setup": the entry then applies only to the results of that identity
+setup (--setup NAME, e.g. winbind: RESULTS_DIR holds the runs against the
+server with winbindd), whose shares are reported as "share@NAME".
 
 Prints one line per failure (known or not) and per suite, the table of pass
 counts, and finally "torture: N passed, N failed", where failed counts only
@@ -36,9 +40,10 @@ def parse_knownfail(path):
 
 
 def known(entries, share, test):
-    """The reason if test on share is a known failure, else None."""
+    """The reason if test on share ("name" or "name@setup") is a known
+    failure, else None."""
     for s, pattern, reason, _ in entries:
-        if s not in ("*", share):
+        if s not in ("*", share, share.split("@", 1)[0]):
             continue
         if pattern.endswith("*"):
             if test.startswith(pattern[:-1]):
@@ -92,6 +97,7 @@ def main():
     ap.add_argument("knownfail")
     ap.add_argument("--markdown")
     ap.add_argument("--title", default="")
+    ap.add_argument("--setup", default="")
     args = ap.parse_args()
 
     try:
@@ -109,8 +115,10 @@ def main():
     table = {}
     passed = failed = 0
     used_known = set()
+    if args.setup:
+        shares = [f"{s}@{args.setup}" for s in shares]
     for share in shares:
-        sdir = os.path.join(args.results, share)
+        sdir = os.path.join(args.results, share.split("@", 1)[0])
         for fn in sorted(os.listdir(sdir)):
             if not fn.endswith(".subunit"):
                 continue

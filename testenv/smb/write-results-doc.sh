@@ -2,16 +2,19 @@
 # Print docs/smbtorture-results.md for one run of testenv/run-smb-tests.sh
 # (called by it with --update-docs).
 #
-#   write-results-doc.sh TABLE.md RESULTS_DIR KERNEL MODULE
+#   write-results-doc.sh TABLE.md RESULTS_DIR KERNEL MODULE [WINBIND_TABLE.md]
 #
 # TABLE.md is the pass-count table written by torture-summary.py --markdown;
+# WINBIND_TABLE.md the same for the richacl share served with winbindd;
 # RESULTS_DIR is the guest's smb results directory (times, torture/...).
 set -euo pipefail
-table=$1 res=$2 kernel=$3 module=$4
+table=$1 res=$2 kernel=$3 module=$4 wbtable=${5:-}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 suite_times() {
-	awk '$1 == "torture" { printf "| %s | %s | %.0f s |\n", $3, $2, $4 }' "$res/times"
+	awk '$1 == "torture" { printf "| %s | %s | %.0f s |\n", $3, $2, $4 }
+	     $1 == "torture-winbind" { printf "| %s | %s (winbind) | %.0f s |\n", $3, $2, $4 }' \
+		"$res/times"
 }
 
 cat <<EOF
@@ -37,6 +40,9 @@ local user alice (\`runuser\`), \`-T samba3\`, \`-m NT1\` for base.* and raw.*,
 testenv/smb/torture-knownfail.txt, which do not fail the run.
 
 $(cat "$table")
+$([ -n "$wbtable" ] && [ -f "$wbtable" ] && printf '\n%s\n\n%s\n' \
+	"The same suites against the richacl share of the second identity setup (in the same boot: smbd with winbindd allocating the ids, \`idmap config * : backend = tdb\`, so that every SID of an SMB token has a gid):" \
+	"$(cat "$wbtable")")
 
 For comparison, reference/smb-testing.md measured on the host (no QEMU, acl_xattr):
 smb2.acls 14/0, smb2.create 12/4, smb2.rename 9/2, smb2.delete-on-close-perms 9/0,

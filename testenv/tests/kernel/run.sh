@@ -9,6 +9,8 @@
 #                 repository's build/ directory)
 #   --rich DEV    block device with the richacl ext4 image (default /dev/vda)
 #   --plain DEV   block device with the plain ext4 image (default /dev/vdb)
+#   --rich-ea DEV block device with the richacl ext4 image made with ea_inode
+#                 (default /dev/vdc; only the xsize group uses it)
 #   GROUP...      run only these groups (function names below, e.g. create)
 #
 # Prints one "ok"/"FAIL" line per check and ends with "N passed, N failed";
@@ -36,6 +38,7 @@
 #   rcu         K-RCU         item 13: RCU-walk agrees with ref-walk
 #   invalid     K-INVAL       item 14: invalid xattr values: EINVAL, no change
 #   unmapped    K-UNMAPPED    M9: unmapped identifiers match nobody
+#   xsize       K-SIZE        the largest acl ext4 stores, with and without ea_inode
 #   ksec1       K-SEC-1       the chmod permission does not hand out set-id bits
 #   ksec2       K-SEC-2       setting a richacl clears setgid outside the group
 #   ksec3       K-SEC-3       DAC capabilities do not buy MAY_DELETE_SELF
@@ -58,12 +61,14 @@ TOOLS=$(readlink -f "$here/../../../build")
 KT=""
 RICH_DEV=/dev/vda
 PLAIN_DEV=/dev/vdb
+RICH_EA_DEV=/dev/vdc
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kt) KT=$2; shift 2 ;;
 	--tools) TOOLS=$2; shift 2 ;;
 	--rich) RICH_DEV=$2; shift 2 ;;
 	--plain) PLAIN_DEV=$2; shift 2 ;;
+	--rich-ea) RICH_EA_DEV=$2; shift 2 ;;
 	--) shift; break ;;
 	-*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
@@ -99,7 +104,7 @@ mount -t ext4 "$PLAIN_DEV" "$P" 2>/dev/null && PLAIN_OK=1
 
 GROUPS_ALL=(mount kunit posix mode_plain mode_rich create delete rename write_acl write_owner
 	write_attributes append append_fd owner_narrow chmod inherit auto_inherit equiv rcu invalid
-	unmapped ksec1 ksec2 ksec3 ksec4 ksec5 ksec6 ksec7 ksec8 ksec9
+	unmapped xsize ksec1 ksec2 ksec3 ksec4 ksec5 ksec6 ksec7 ksec8 ksec9
 	attack1 attack2 attack3 attack4 attack5 attack6 attack7 attack8 attack9 attack10
 	attack2_1 attack2_2 attack2_3 attack2_4 attack2_5 attack2_6 attack2_7 caps dmesg)
 if [ $# -gt 0 ]; then

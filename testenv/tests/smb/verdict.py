@@ -49,6 +49,17 @@ what the kernel refuses the same uid and groups.  The cases:
               delete, set the DACL and take ownership, over SMB and locally
               with the same uid and groups; smbd must never grant what the
               kernel refuses.  Prints one "TABLE" line per user and DACL.
+              Every session's token holds BUILTIN Users (it contains
+              Authenticated Users, server.sh), so the volume root grants.
+  S-K2-chmod  [richaclsgid] ("force directory mode = 2000"): smbd's chmod
+              that adds the setgid bit to a new directory leaves an
+              inherited acl whole and is refused with a log line (a chmod
+              would rewrite the file masks); without an acl the bit is set.
+  S-K2-both   an id that idmap gives as uid and gid at once (ID_TYPE_BOTH,
+              as idmap_rid and autorid do; simulated by idmap cache entries,
+              which smbd asks before winbindd): a user SID becomes a user
+              entry, which a local login holding the uid but not the gid
+              matches too; a SID of unknown type stays a group entry.
   S-K2-outage (winbind identity only, last) winbindd stops answering: a SID
               without an id is refused with NT_STATUS_NO_SUCH_DOMAIN and a
               log line, nothing changes; Unix SIDs still work.
@@ -77,6 +88,9 @@ import traceback
 from samba.dcerpc import security
 
 import run
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "robust"))
+from smbcommon import smbd_groups  # noqa: E402 - after the path is set
 from run import DENIED, FULL_DIR, FULL_FILE, OK, R_FILE, RX_DIR, SetupError
 
 NETWORK = "S-1-5-2"
@@ -84,6 +98,7 @@ AUTH_USERS = "S-1-5-11"
 NOBODY = "S-1-0-0"
 UNKNOWN_DOMAIN_SID = "S-1-5-21-1111-2222-3333-4444"
 AUTHUSERS_GID = 3011            # testenv/smb/server.sh
+USERS_GID = 100                 # BUILTIN Users -> unix group "users" (passdb, server.sh)
 NONE_MAPPED = "NT_STATUS_NONE_MAPPED"
 DOSATTRIB = "user.DOSATTRIB"
 
@@ -101,7 +116,7 @@ def wbinfo_gid(sid):
 class Verdict(run.Suite):
     ROWS = ["S-K2-root", "S-K2-deny", "S-K2-policy", "S-K2-au", "S-K2-msnfs",
             "S-K2-nosid", "S-K2-connect", "S-K2-log", "S-K2-size", "S-K2-attack",
-            "S-K2-real", "S-K2-outage"]
+            "S-K2-real", "S-K2-chmod", "S-K2-both", "S-K2-outage"]
 
     def __init__(self, args):
         super().__init__(args)
@@ -115,7 +130,7 @@ class Verdict(run.Suite):
                 raise SetupError(f"winbindd gives no gid to {AUTH_USERS} / {NETWORK}")
         else:
             self.au_gid, self.network_gid = AUTHUSERS_GID, None
-            token_gids = [AUTHUSERS_GID]
+            token_gids = [AUTHUSERS_GID, USERS_GID]
         # The groups smbd's process holds for bob: his unix groups and the
         # gid of every token SID that has one (create_local_token()).
         # Measured, and compared with what that rule predicts.
@@ -669,19 +684,10 @@ class Verdict(run.Suite):
         exactly what the kernel checks for that user's SMB requests."""
         uid = run.IDS[user][0]
         self.smb_get_sd(user, "")
-        for pid in os.listdir("/proc"):
-            if not pid.isdigit():
-                continue
-            try:
-                with open(f"/proc/{pid}/status") as f:
-                    status = dict(line.rstrip("\n").split(":\t", 1) for line in f
-                                  if ":\t" in line)
-            except OSError:
-                continue
-            if status.get("Name") != "smbd" or int(status["Uid"].split()[1]) != uid:
-                continue
-            return [int(g) for g in status.get("Groups", "").split()]
-        raise SetupError(f"no smbd process runs as {user} ({uid})")
+        groups = smbd_groups(uid)
+        if groups is None:
+            raise SetupError(f"no smbd process runs as {user} ({uid})")
+        return groups
 
     def real_smb(self, user, d, op):
         f = f"{d}/f"
@@ -779,6 +785,89 @@ class Verdict(run.Suite):
                               f"kernel {loc}", flush=True)
                 print(f"TABLE {'winbind' if self.winbind else 'passdb'} {name} {user}: "
                       + " ".join(cells) + "  (SMB/kernel)", flush=True)
+
+    def s_k2_chmod(self):
+        """S-K2-chmod: smbd's own chmod of a special bit never cuts an ACL."""
+        row = "S-K2-chmod"
+        # [richaclsgid] has "force directory mode = 2000": after a mkdir
+        # smbd chmods the new directory to add the setgid bit.
+        share = "richaclsgid"
+        self.mkdir("k2sgid", f"owner@:{FULL_DIR}:fd:allow user:1002:{RX_DIR}w:fd:allow "
+                   f"everyone@:{RX_DIR}::allow", owner=1001)
+        st = self.smb_mkdir("alice", "k2sgid/plain")
+        self.expect_smb(row, "alice makes k2sgid/plain on [richacl]", OK, st)
+        st = self.smb(self.conn_on("alice", share).mkdir, self.w("k2sgid/forced"))[0]
+        self.expect_smb(row, f"alice makes k2sgid/forced on [{share}]", OK, st)
+        plain = self.acltext("k2sgid/plain", "--raw", "--numeric-ids")
+        forced = self.acltext("k2sgid/forced", "--raw", "--numeric-ids")
+        self.expect_state(row, "the forced directory keeps the inherited acl in full",
+                          plain == forced and "1002" in forced,
+                          f"[richacl]: {plain!r}; [{share}]: {forced!r}")
+        mode = os.lstat(self.p("k2sgid/forced")).st_mode
+        self.expect_state(row, "the setgid bit is not set (a chmod would cut the masks)",
+                          not mode & 0o2000, oct(mode))
+        self.expect_log(row, "the refusal is logged",
+                        "not changing the setuid/setgid/sticky bits")
+        # no acl: a chmod is only a chmod, and the bit is set
+        self.mkdir("k2sgid-m", owner=1001)
+        st = self.smb(self.conn_on("alice", share).mkdir, self.w("k2sgid-m/forced"))[0]
+        self.expect_smb(row, f"alice makes k2sgid-m/forced on [{share}]", OK, st)
+        mode = os.lstat(self.p("k2sgid-m/forced")).st_mode
+        self.expect_state(row, "without an acl the setgid bit is set", bool(mode & 0o2000),
+                          oct(mode))
+        self.expect_state(row, "and no acl appears",
+                          self.xattr("k2sgid-m/forced", "system.richacl").startswith("<"),
+                          self.acltext("k2sgid-m/forced"))
+
+    def idmap_cache(self, *args):
+        """net cache ARGS on the server's gencache (smbd's idmap cache)."""
+        res = subprocess.run(["net", "-s", os.path.join(self.state, "smb.conf"), "cache",
+                              *args], capture_output=True, text=True)
+        if res.returncode != 0:
+            raise SetupError(f"net cache {' '.join(args)}: {res.stderr.strip()}")
+
+    def s_k2_both(self):
+        """S-K2-both: ID_TYPE_BOTH ids become user entries for user SIDs."""
+        row = "S-K2-both"
+        A = security.SEC_ACE_TYPE_ACCESS_ALLOWED
+        both = {self.sids["carol"]: 1003, UNKNOWN_DOMAIN_SID: 4242}
+        keys = [f"IDMAP/SID2XID/{sid}" for sid in both]
+        for (sid, xid), key in zip(both.items(), keys):
+            self.idmap_cache("add", key, f"{xid}:B", "+10m")
+        try:
+            self.mkdir("k2both", f"everyone@:{RX_DIR}::allow")
+            self.mkfile("k2both/f", acl=f"owner@:{FULL_FILE}::allow", owner=1001)
+            st = self.set_dacl_on("richacl", "alice", "k2both/f",
+                                  [(A, self.sids["alice"], run.FILE_ALL_ACCESS),
+                                   (A, self.sids["carol"], run.FILE_GENERIC_READ),
+                                   (A, UNKNOWN_DOMAIN_SID, run.FILE_GENERIC_READ)])
+            self.expect_smb(row, "alice grants carol's SID and an unknown SID read", OK, st)
+            _, entries = self.aclentries("k2both/f")
+            whos = {e[0] for e in entries if "r" in e[1]}
+            self.expect_state(row, "carol's SID (a user) is stored as user:1003",
+                              "user:1003" in whos and "group:1003" not in whos,
+                              f"entries {entries}")
+            self.expect_state(row, "the SID of unknown type is stored as group:4242",
+                              "group:4242" in whos, f"entries {entries}")
+            st, sids = self.get_dacl_sids("alice", "k2both/f")
+            self.expect_state(row, "both SIDs read back", st == OK and
+                              {self.sids["carol"], UNKNOWN_DOMAIN_SID} <=
+                              {s for _, s, _ in sids}, f"{st} {sids}")
+            st, _ = self.smb_read("carol", "k2both/f")
+            self.expect_smb(row, "carol reads k2both/f over SMB", OK, st)
+            path = self.p("k2both/f")
+
+            def read():
+                os.close(os.open(path, os.O_RDONLY))
+            self.expect_local(row, "a local login of carol's without gid 1003 reads it",
+                              "OK", self.local_as(1003, 100, [100], read))
+            self.expect_local(row, "a process holding gid 4242 reads it", "OK",
+                              self.local_as(1099, 4242, [4242], read))
+            self.expect_local(row, "a process holding gid 1003 only does not", "DENIED",
+                              self.local_as(1099, 1003, [1003], read))
+        finally:
+            for key in keys:
+                self.idmap_cache("del", key)
 
     def s_k2_outage(self):
         """S-K2-outage: winbindd stops answering (winbind identity only)."""
