@@ -87,6 +87,13 @@ struct richacl_config {
 	bool new_dir_pending;
 	dev_t new_dir_dev;
 	ino_t new_dir_ino;
+	/*
+	 * Ids of ID_TYPE_BOTH whose SID's type could not be looked up, met
+	 * while mapping the descriptor being set (talloc'ed on the config,
+	 * reset by richacl_from_sd()).
+	 */
+	uint32_t *both_unknown;
+	size_t num_both_unknown;
 };
 
 /*
@@ -200,25 +207,43 @@ static bool richacl_dom_sid_to_nt_sid(const struct dom_sid *in,
  * entry, which is also what an unknown type gets (the id then matches the
  * SID's owner over SMB, and every holder of the gid).
  */
-static enum richacl_id_type richacl_both_id_type(const struct dom_sid *sid,
-						 uint32_t id)
+static int richacl_both_id_type(struct richacl_config *config,
+				const struct dom_sid *sid, uint32_t id,
+				enum richacl_id_type *type)
 {
 	TALLOC_CTX *frame = talloc_stackframe();
 	enum lsa_SidType sid_type = SID_NAME_UNKNOWN;
 	struct dom_sid_buf buf;
+	uint32_t *ids = NULL;
 	bool ok;
 
 	become_root();
 	ok = lookup_sid(frame, sid, NULL, NULL, &sid_type);
 	unbecome_root();
 	TALLOC_FREE(frame);
-	if (!ok) {
-		DBG_NOTICE("SID %s maps to uid and gid %" PRIu32 " and its "
-			   "type is unknown: stored as a group entry\n",
-			   dom_sid_str_buf(sid, &buf), id);
-		return RICHACL_ID_BOTH;
+	if (ok) {
+		*type = sid_type == SID_NAME_USER ? RICHACL_ID_UID
+						  : RICHACL_ID_BOTH;
+		return 0;
 	}
-	return sid_type == SID_NAME_USER ? RICHACL_ID_UID : RICHACL_ID_BOTH;
+	DBG_NOTICE("SID %s maps to uid and gid %" PRIu32 " and its type is "
+		   "unknown: an allow entry for it becomes a group entry\n",
+		   dom_sid_str_buf(sid, &buf), id);
+	/*
+	 * Remembered, so that richacl_from_sd() refuses a deny for it: as
+	 * a group entry it would not bind a local login of a user.
+	 */
+	if (config != NULL) {
+		ids = talloc_realloc(config, config->both_unknown, uint32_t,
+				     config->num_both_unknown + 1);
+		if (ids == NULL) {
+			return -ENOMEM;
+		}
+		ids[config->num_both_unknown++] = id;
+		config->both_unknown = ids;
+	}
+	*type = RICHACL_ID_BOTH;
+	return 0;
 }
 
 /*
@@ -232,10 +257,11 @@ static enum richacl_id_type richacl_both_id_type(const struct dom_sid *sid,
 static int richacl_resolve_sid(void *ctx, const struct nt_sid *sid,
 			       enum richacl_id_type *type, uint32_t *id)
 {
-	const struct richacl_config *config = ctx;
+	struct richacl_config *config = ctx;
 	struct dom_sid dsid;
 	struct dom_sid_buf buf;
 	struct unixid uxid = { .type = ID_TYPE_NOT_SPECIFIED };
+	int ret;
 
 	richacl_nt_sid_to_dom_sid(sid, &dsid);
 	if (!sids_to_unixids(&dsid, 1, &uxid)) {
@@ -256,7 +282,10 @@ static int richacl_resolve_sid(void *ctx, const struct nt_sid *sid,
 		*type = RICHACL_ID_GID;
 		break;
 	case ID_TYPE_BOTH:
-		*type = richacl_both_id_type(&dsid, uxid.id);
+		ret = richacl_both_id_type(config, &dsid, uxid.id, type);
+		if (ret != 0) {
+			return ret;
+		}
 		break;
 	default:
 		return -ENOENT;
@@ -733,6 +762,39 @@ static void richacl_log_unmapped(const struct files_struct *fsp,
 }
 
 /*
+ * Does acl deny through a group entry whose id came from an ID_TYPE_BOTH
+ * SID of unknown type (richacl_both_id_type())?  If that SID is a user's,
+ * the entry binds the user's SMB sessions (smbd's process holds the id as
+ * a gid too) but not a local login, which holds it only as a uid; as a
+ * user entry it would miss members of a group.  Such a deny is refused, as
+ * a deny that matches nobody is (docs/mapping.md).
+ */
+static bool richacl_denies_both_unknown(const struct files_struct *fsp,
+					const struct richacl_config *config,
+					const struct richacl *acl)
+{
+	const struct richace *ace = NULL;
+	size_t i;
+
+	richacl_for_each_entry(ace, acl) {
+		if (!richace_is_deny(ace) || !richace_is_unix_group(ace)) {
+			continue;
+		}
+		for (i = 0; i < config->num_both_unknown; i++) {
+			if (config->both_unknown[i] == ace->e_id) {
+				DBG_WARNING("%s: ACL rejected: a deny for the "
+					    "SID with uid and gid %" PRIu32
+					    " whose type (user or group) "
+					    "cannot be looked up\n",
+					    fsp_str_dbg(fsp), ace->e_id);
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+/*
  * The DACL of psd as the richacl, and the encoding of the acl to store for
  * it (richacl_to_store()), that a file with the owner, group and type of
  * file gets (M7-M12).  Changes nothing.  A SID without a unix id in a deny
@@ -760,6 +822,8 @@ static NTSTATUS richacl_from_sd(TALLOC_CTX *mem_ctx,
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
+	TALLOC_FREE(config->both_unknown);
+	config->num_both_unknown = 0;
 	ret = richacl_from_nt_sd(ntsd, file, &res, &acl, &err);
 	switch (ret) {
 	case 0:
@@ -781,6 +845,9 @@ static NTSTATUS richacl_from_sd(TALLOC_CTX *mem_ctx,
 	}
 	if (!richacl_talloc_own(mem_ctx, acl)) {
 		return NT_STATUS_NO_MEMORY;
+	}
+	if (richacl_denies_both_unknown(fsp, config, acl)) {
+		return NT_STATUS_NONE_MAPPED;
 	}
 	/*
 	 * What to store so that the descriptor reads back as set, although
@@ -1697,9 +1764,8 @@ static int richacl_fchown(struct vfs_handle_struct *handle,
  * create, DOS attributes, setgid on new directories).  On a richacl a chmod
  * rewrites the file masks and cuts what the entries grant.  With
  * richacl:chmod = ignore (the default) the permission bits of a file with a
- * richacl are left alone.  A change of the setuid, setgid or sticky bit is
- * made when the kernel's chmod leaves the acl as it is, and refused with
- * EPERM (and a log line) when it would rewrite the file masks.
+ * richacl are left alone, and a change of the setuid, setgid or sticky bit
+ * is refused with EPERM and a log line (see below).
  */
 static int richacl_fchmod(struct vfs_handle_struct *handle,
 			  struct files_struct *fsp,
@@ -1710,13 +1776,12 @@ static int richacl_fchmod(struct vfs_handle_struct *handle,
 	struct richacl_fsp_ext *ext = NULL;
 	const struct security_unix_token *ut = NULL;
 	struct richacl *acl = NULL;
-	struct richacl *chmodded = NULL;
 	SMB_STRUCT_STAT st;
 	const mode_t orig_mode = mode;
 	mode_t special;
 	bool keep_perm = false;
 	NTSTATUS status;
-	int ret, saved_errno;
+	int saved_errno;
 
 	SMB_VFS_HANDLE_GET_DATA(handle, config, struct richacl_config,
 				return -1);
@@ -1789,54 +1854,23 @@ static int richacl_fchmod(struct vfs_handle_struct *handle,
 	}
 
 	/*
-	 * Only the setuid, setgid or sticky bit changes.  The kernel's chmod
-	 * also sets the file masks from the mode, and putting the old acl
-	 * back afterwards would not be atomic: an ACL change made in between
-	 * would be lost, and a failed restore would leave the ACL cut.  So
-	 * the bits are changed only when the chmod leaves the acl as it is
-	 * (the kernel then makes the change in one step), and refused
-	 * otherwise.
+	 * Only the setuid, setgid or sticky bit is to change.  The kernel's
+	 * chmod also sets the file masks from the mode.  Reading the acl,
+	 * chmodding and writing the acl back is not atomic (an ACL change in
+	 * between would be lost, a failed write would leave the ACL cut), and
+	 * neither is a chmod made only where it would leave the acl read here
+	 * unchanged (an ACL set in between would be cut).  So the change is
+	 * refused: on a file with a richacl only the kernel's own rules (the
+	 * setgid bit of a parent directory, a local chmod) set these bits.
 	 */
-	chmodded = richacl_clone(acl);
-	if (chmodded == NULL || !richacl_talloc_own(frame, chmodded)) {
-		TALLOC_FREE(frame);
-		errno = ENOMEM;
-		return -1;
-	}
-	richacl_chmod(chmodded, (st.st_ex_mode & S_IFMT) | mode);
-	if (!richacl_equal(chmodded, acl)) {
-		DBG_WARNING("%s: not changing the setuid/setgid/sticky bits "
-			    "(0%o -> 0%o): a chmod would rewrite the file "
-			    "masks of its richacl\n", fsp_str_dbg(fsp),
-			    (unsigned int)(st.st_ex_mode & RICHACL_SPECIAL_BITS),
-			    (unsigned int)special);
-		TALLOC_FREE(frame);
-		errno = EPERM;
-		return -1;
-	}
-	ret = SMB_VFS_NEXT_FCHMOD(handle, fsp, mode);
-	saved_errno = errno;
-	if (ret == 0) {
-		struct richacl *after = NULL;
-
-		status = richacl_fget(handle, fsp, frame, &after);
-		if (NT_STATUS_IS_OK(status) &&
-		    (after == NULL || !richacl_equal(after, acl))) {
-			/*
-			 * An ACL change came in between (the kernel
-			 * then applied the chmod to the new acl, as to a
-			 * local chmod), or the library's chmod and the
-			 * kernel's disagree.
-			 */
-			DBG_ERR("%s: the chmod 0%o changed its richacl, which "
-				"it should have left alone (a concurrent ACL "
-				"change?)\n",
-				fsp_str_dbg(fsp), (unsigned int)mode);
-		}
-	}
+	DBG_WARNING("%s: not changing the setuid/setgid/sticky bits "
+		    "(0%o -> 0%o): a chmod would rewrite the file masks of "
+		    "its richacl\n", fsp_str_dbg(fsp),
+		    (unsigned int)(st.st_ex_mode & RICHACL_SPECIAL_BITS),
+		    (unsigned int)special);
 	TALLOC_FREE(frame);
-	errno = saved_errno;
-	return ret;
+	errno = EPERM;
+	return -1;
 }
 
 /* ---- POSIX ACL entry points: not on a richacl filesystem ---- */

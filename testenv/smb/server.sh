@@ -120,11 +120,20 @@ map_wellknown() {
 # BUILTIN\Users (S-1-5-32-545) holds Authenticated Users, as on Windows, so
 # that every session's token has it and default Windows ACLs (a volume root:
 # BUILTIN\Users may read and add subfolders) mean what they say.  passdb:
-# the alias is mapped to the unix group "users"; winbind: smbd's pdb creates
-# it with a gid that winbindd allocates.  Either way the alias' gid is in the
-# unix token of every session, so the kernel sees the same membership.
+# the alias is mapped to the unix group "users", and the test users are
+# members of it, so that their local logins hold it as their SMB sessions
+# do; winbind: smbd's pdb creates it with a gid that winbindd allocates (no
+# local login holds that one, as on a domain member without nss_winbind).
+# Either way the alias' gid is in the unix token of every session, so the
+# kernel sees the same membership as smbd.
 map_builtin_users() {	# passdb|winbind
-	local conf=$state/smb.conf bu=S-1-5-32-545 out
+	local conf=$state/smb.conf bu=S-1-5-32-545 out u name
+	if [ "$1" = passdb ]; then
+		for u in "${USERS[@]}"; do
+			read -r name _ <<<"$u"
+			usermod -a -G users "$name" || die "cannot add $name to users"
+		done
+	fi
 	if ! net -s "$conf" groupmap list sid=$bu 2>/dev/null | grep -q "$bu"; then
 		if [ "$1" = passdb ]; then
 			net -s "$conf" groupmap add sid=$bu unixgroup=users type=local \

@@ -54,12 +54,15 @@ what the kernel refuses the same uid and groups.  The cases:
   S-K2-chmod  [richaclsgid] ("force directory mode = 2000"): smbd's chmod
               that adds the setgid bit to a new directory leaves an
               inherited acl whole and is refused with a log line (a chmod
-              would rewrite the file masks); without an acl the bit is set.
+              would rewrite the file masks); without an acl the bit is set;
+              under a setgid parent (of a group alice is not in) a new
+              directory keeps the kernel's setgid bit and group.
   S-K2-both   an id that idmap gives as uid and gid at once (ID_TYPE_BOTH,
               as idmap_rid and autorid do; simulated by idmap cache entries,
               which smbd asks before winbindd): a user SID becomes a user
               entry, which a local login holding the uid but not the gid
-              matches too; a SID of unknown type stays a group entry.
+              matches too (allow and deny); a SID of unknown type becomes
+              a group entry in an allow, and a deny for it is refused.
   S-K2-outage (winbind identity only, last) winbindd stops answering: a SID
               without an id is refused with NT_STATUS_NO_SUCH_DOMAIN and a
               log line, nothing changes; Unix SIDs still work.
@@ -808,6 +811,24 @@ class Verdict(run.Suite):
                           not mode & 0o2000, oct(mode))
         self.expect_log(row, "the refusal is logged",
                         "not changing the setuid/setgid/sticky bits")
+        # what the man page advises instead: a setgid parent, whose group
+        # alice is not in; the kernel gives the new directory the bit and
+        # the group, and the inherited acl in full must not cost them
+        self.mkdir("k2sgid-p", f"owner@:{FULL_DIR}:fd:allow group@:{FULL_DIR}:fd:allow "
+                   f"everyone@:{RX_DIR}:fd:allow user:1001:{FULL_DIR}:fd:allow", owner=1002)
+        os.chown(self.p("k2sgid-p"), 1002, run.STAFF)
+        os.chmod(self.p("k2sgid-p"), 0o2775)
+        self.setacl("k2sgid-p", f"owner@:{FULL_DIR}:fd:allow group@:{FULL_DIR}:fd:allow "
+                    f"everyone@:{RX_DIR}:fd:allow user:1001:{FULL_DIR}:fd:allow")
+        st = self.smb_mkdir("alice", "k2sgid-p/sub")
+        self.expect_smb(row, "alice makes k2sgid-p/sub on [richacl]", OK, st)
+        sub = os.lstat(self.p("k2sgid-p/sub"))
+        self.expect_state(row, "the new directory has the parent's group and the setgid bit",
+                          sub.st_gid == run.STAFF and bool(sub.st_mode & 0o2000),
+                          f"gid {sub.st_gid}, mode {oct(sub.st_mode)}")
+        self.expect_state(row, "and the inherited acl in full",
+                          "1001" in self.acltext("k2sgid-p/sub", "--raw", "--numeric-ids"),
+                          self.acltext("k2sgid-p/sub"))
         # no acl: a chmod is only a chmod, and the bit is set
         self.mkdir("k2sgid-m", owner=1001)
         st = self.smb(self.conn_on("alice", share).mkdir, self.w("k2sgid-m/forced"))[0]
@@ -865,6 +886,34 @@ class Verdict(run.Suite):
                               self.local_as(1099, 4242, [4242], read))
             self.expect_local(row, "a process holding gid 1003 only does not", "DENIED",
                               self.local_as(1099, 1003, [1003], read))
+            # denies: a user SID's deny binds the user's local login too; a
+            # deny for a SID of unknown type is refused (a group entry would
+            # not bind a user's local login, a user entry no group member)
+            D = security.SEC_ACE_TYPE_ACCESS_DENIED
+            st = self.set_dacl_on("richacl", "alice", "k2both/f",
+                                  [(D, self.sids["carol"], run.FILE_GENERIC_READ),
+                                   (A, self.sids["alice"], run.FILE_ALL_ACCESS),
+                                   (A, run.SID_EVERYONE, run.FILE_GENERIC_READ)])
+            self.expect_smb(row, "alice denies carol's SID read", OK, st)
+            _, entries = self.aclentries("k2both/f")
+            self.expect_state(row, "the deny is stored as user:1003",
+                              any(e[0] == "user:1003" and e[3] == "deny" for e in entries),
+                              f"entries {entries}")
+            st, _ = self.smb_read("carol", "k2both/f")
+            self.expect_smb(row, "carol cannot read k2both/f over SMB", DENIED, st)
+            self.expect_local(row, "nor a local login of carol's without gid 1003", "DENIED",
+                              self.local_as(1003, 100, [100], read))
+            before = self.state_of("k2both/f")
+            st = self.set_dacl_on("richacl", "alice", "k2both/f",
+                                  [(D, UNKNOWN_DOMAIN_SID, run.FILE_GENERIC_READ),
+                                   (A, self.sids["alice"], run.FILE_ALL_ACCESS),
+                                   (A, run.SID_EVERYONE, run.FILE_GENERIC_READ)])
+            self.expect_smb(row, "a deny for the SID of unknown type is refused",
+                            NONE_MAPPED, st)
+            self.expect_state(row, "k2both/f unchanged", self.state_of("k2both/f") == before,
+                              f"{before} -> {self.state_of('k2both/f')}")
+            self.expect_log(row, "the refusal names the id",
+                            "a deny for the SID with uid and gid 4242")
         finally:
             for key in keys:
                 self.idmap_cache("del", key)
