@@ -1775,12 +1775,10 @@ static int richacl_fchmod(struct vfs_handle_struct *handle,
 	struct richacl_config *config = NULL;
 	struct richacl_fsp_ext *ext = NULL;
 	const struct security_unix_token *ut = NULL;
-	struct richacl *acl = NULL;
+	DATA_BLOB blob = data_blob_null;
 	SMB_STRUCT_STAT st;
-	const mode_t orig_mode = mode;
 	mode_t special;
 	bool keep_perm = false;
-	NTSTATUS status;
 	int saved_errno;
 
 	SMB_VFS_HANDLE_GET_DATA(handle, config, struct richacl_config,
@@ -1821,11 +1819,27 @@ static int richacl_fchmod(struct vfs_handle_struct *handle,
 	}
 
 	frame = talloc_stackframe();
-	status = richacl_fget(handle, fsp, frame, &acl);
-	if (!NT_STATUS_IS_OK(status)) {
+	if (richacl_read_blob(handle, fsp, frame, &blob) == -1) {
+		saved_errno = errno;
 		TALLOC_FREE(frame);
-		errno = map_errno_from_nt_status(status);
-		return -1;
+		if (saved_errno != ENODATA &&
+		    !richacl_errno_unsupported(saved_errno)) {
+			errno = saved_errno;
+			return -1;
+		}
+		/* Only a mode: chmod is what it is. */
+		if (!keep_perm) {
+			return SMB_VFS_NEXT_FCHMOD(handle, fsp, mode);
+		}
+		if (SMB_VFS_NEXT_FSTAT(handle, fsp, &st) == -1) {
+			return -1;
+		}
+		special = mode & RICHACL_SPECIAL_BITS;
+		if (special == (st.st_ex_mode & RICHACL_SPECIAL_BITS)) {
+			return 0;
+		}
+		return SMB_VFS_NEXT_FCHMOD(handle, fsp,
+			special | (st.st_ex_mode & RICHACL_PERM_BITS));
 	}
 	if (SMB_VFS_NEXT_FSTAT(handle, fsp, &st) == -1) {
 		saved_errno = errno;
@@ -1833,23 +1847,11 @@ static int richacl_fchmod(struct vfs_handle_struct *handle,
 		errno = saved_errno;
 		return -1;
 	}
+	TALLOC_FREE(frame);
 	special = mode & RICHACL_SPECIAL_BITS;
-	mode = special | (st.st_ex_mode & RICHACL_PERM_BITS);
-	if (acl == NULL) {
-		/* Only a mode: chmod is what it is. */
-		TALLOC_FREE(frame);
-		if (keep_perm) {
-			if (special == (st.st_ex_mode & RICHACL_SPECIAL_BITS)) {
-				return 0;
-			}
-			return SMB_VFS_NEXT_FCHMOD(handle, fsp, mode);
-		}
-		return SMB_VFS_NEXT_FCHMOD(handle, fsp, orig_mode);
-	}
 	if (special == (st.st_ex_mode & RICHACL_SPECIAL_BITS)) {
 		DBG_DEBUG("%s: ignoring chmod 0%o: the file has a richacl\n",
-			  fsp_str_dbg(fsp), (unsigned int)orig_mode);
-		TALLOC_FREE(frame);
+			  fsp_str_dbg(fsp), (unsigned int)mode);
 		return 0;
 	}
 
@@ -1868,7 +1870,6 @@ static int richacl_fchmod(struct vfs_handle_struct *handle,
 		    "its richacl\n", fsp_str_dbg(fsp),
 		    (unsigned int)(st.st_ex_mode & RICHACL_SPECIAL_BITS),
 		    (unsigned int)special);
-	TALLOC_FREE(frame);
 	errno = EPERM;
 	return -1;
 }

@@ -8,6 +8,7 @@ use python3-samba's libsmb (and impacket for raw SET_INFO in hostile_sd.py).
 import errno
 import os
 import struct
+import subprocess
 
 from samba import NTSTATUSError, credentials, ntstatus, param
 from samba.samba3 import libsmb_samba_internal as libsmb
@@ -178,6 +179,13 @@ def file_state(path):
 
 
 # ------------------------------------------------------------ local side
+
+def wbinfo_gid(sid):
+    """The gid winbindd maps sid to, or None."""
+    res = subprocess.run(["wbinfo", "--sid-to-gid", sid], capture_output=True, text=True)
+    out = res.stdout.strip()
+    return int(out) if res.returncode == 0 and out.isdigit() else None
+
 
 def smbd_groups(uid):
     """The supplementary groups of the smbd process that runs as uid (the

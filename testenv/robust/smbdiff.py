@@ -91,7 +91,7 @@ from smbcommon import (ACE_ALLOW, ACE_DENY, AUTHUSERS, DENIED, D_CHILD, DELETE, 
                        F_DIR_INHERIT, F_FILE_INHERIT, F_GROUP, F_SPECIAL, GROUP, OK, OWNER, P,
                        R, READ_ACL, READ_ATTRS, SHARE, SHARE_ALL, STAFF, SYNC, USERS, W,
                        WRITE_ACL, WRITE_ATTRS, WRITE_OWNER, X, Server, acl_text, as_user,
-                       encode, set_blob, smb, smbd_groups, w)
+                       encode, set_blob, smb, smbd_groups, w, wbinfo_gid)
 
 # NT access rights (MS-DTYP 2.4.3 / MS-SMB2 2.2.13.1)
 NT_READ_DATA, NT_WRITE_DATA, NT_APPEND_DATA = 0x1, 0x2, 0x4
@@ -120,12 +120,6 @@ class Ids:
             self.authusers, self.network = AUTHUSERS, None
             self.token_groups = [AUTHUSERS]
         self.gids = [1001, 1002, 1003, STAFF, 0] + self.token_groups
-
-
-def wbinfo_gid(sid):
-    res = subprocess.run(["wbinfo", "--sid-to-gid", sid], capture_output=True, text=True)
-    out = res.stdout.strip()
-    return int(out) if res.returncode == 0 and out.isdigit() else None
 
 
 def random_entries(rng, isdir, ids):

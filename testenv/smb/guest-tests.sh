@@ -200,12 +200,7 @@ if [ "$run_suite" = 1 ] || [ "$run_torture" = 1 ]; then
 	t=$(now)
 	STATE_WB=/run/richacl-smb-winbind
 	dir=${SHARE_PATH[richacl]}
-	if [ -d "$dir" ]; then
-		find "$dir" -mindepth 1 -delete
-		"$tools/setrichacl" --remove "$dir" 2>/dev/null
-		chown root:root "$dir"
-		chmod 0755 "$dir"
-	fi
+	empty_share richacl && chown root:root "$dir"
 	wb_args=(start --state "$STATE_WB" --rich "${SHARE_PATH[richacl]}"
 		--aclxattr "${SHARE_PATH[aclxattr]}" --nfs4acl "${SHARE_PATH[nfs4acl]}"
 		--test-shares --identity winbind)

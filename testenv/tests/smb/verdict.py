@@ -93,7 +93,7 @@ from samba.dcerpc import security
 import run
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "robust"))
-from smbcommon import smbd_groups  # noqa: E402 - after the path is set
+from smbcommon import smbd_groups, wbinfo_gid  # noqa: E402 - after the path is set
 from run import DENIED, FULL_DIR, FULL_FILE, OK, R_FILE, RX_DIR, SetupError
 
 NETWORK = "S-1-5-2"
@@ -107,13 +107,6 @@ DOSATTRIB = "user.DOSATTRIB"
 
 WORLD = "S-1-1-0"
 BUILTIN_USERS = "S-1-5-32-545"
-
-
-def wbinfo_gid(sid):
-    """The gid winbindd maps sid to, or None."""
-    res = subprocess.run(["wbinfo", "--sid-to-gid", sid], capture_output=True, text=True)
-    out = res.stdout.strip()
-    return int(out) if res.returncode == 0 and out.isdigit() else None
 
 
 class Verdict(run.Suite):
