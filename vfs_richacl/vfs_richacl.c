@@ -1250,17 +1250,27 @@ static char *richacl_parent_path(TALLOC_CTX *mem_ctx, int dirfd,
  * it inherits from the directory at parent_path, with maximum masks.
  * name is for the log.  Returns true if the new file carries inherited
  * entries.
+ *
+ * keep_setgid: the new file is a directory that got the set-group-ID bit
+ * from its parent.  Setting an acl clears that bit unless the caller is in
+ * the owning group or has CAP_FSETID (as chmod does), and the creator of a
+ * directory in a setgid directory usually is not in its group.  The kernel
+ * gave the bit, so the acl is then stored as root: its value is the
+ * parent's inheritable entries, computed here and not from the client, and
+ * the creator owns the directory and may set its acl anyway.  Root adds
+ * nothing but keeping the bit.
  */
 static bool richacl_inherit_in_full(const char *parent_path,
 				    int fd, const char *path,
-				    bool is_dir, const char *name)
+				    bool is_dir, bool keep_setgid,
+				    const char *name)
 {
 	TALLOC_CTX *frame = talloc_stackframe();
 	struct richacl_error err = { .code = 0 };
 	struct richacl *dir_acl = NULL;
 	struct richacl *acl = NULL;
 	DATA_BLOB blob = data_blob_null;
-	int ret;
+	int ret, saved_errno;
 
 	if (richacl_read_value(frame, richacl_get_path,
 			       discard_const_p(char, parent_path),
@@ -1296,14 +1306,21 @@ static bool richacl_inherit_in_full(const char *parent_path,
 		TALLOC_FREE(frame);
 		return false;
 	}
+	if (keep_setgid) {
+		become_root();
+	}
 	if (fd != -1) {
 		ret = fsetxattr(fd, RICHACL_XATTR, blob.data, blob.length, 0);
 	} else {
 		ret = setxattr(path, RICHACL_XATTR, blob.data, blob.length, 0);
 	}
+	saved_errno = errno;
+	if (keep_setgid) {
+		unbecome_root();
+	}
 	if (ret == -1) {
 		DBG_NOTICE("%s: could not lift the create-time masks: %s\n",
-			   name, strerror(errno));
+			   name, strerror(saved_errno));
 		TALLOC_FREE(frame);
 		return false;
 	}
@@ -1380,6 +1397,7 @@ static void richacl_fix_new_dir(struct richacl_config *config,
 	path = talloc_asprintf(frame, "/proc/self/fd/%d", fd);
 	if (parent != NULL && path != NULL) {
 		richacl_inherit_in_full(parent, -1, path, true,
+					(st.st_mode & S_ISGID) != 0,
 					smb_fname->base_name);
 	}
 	TALLOC_FREE(frame);
@@ -1435,7 +1453,7 @@ static int richacl_openat(struct vfs_handle_struct *handle,
 	parent = richacl_parent_path(frame, fsp_get_pathref_fd(dirfsp),
 				     smb_fname->base_name);
 	inherited = parent != NULL &&
-		    richacl_inherit_in_full(parent, fd, NULL, false,
+		    richacl_inherit_in_full(parent, fd, NULL, false, false,
 					    smb_fname->base_name);
 	TALLOC_FREE(frame);
 

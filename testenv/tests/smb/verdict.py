@@ -808,21 +808,31 @@ class Verdict(run.Suite):
         # what the man page advises instead: a setgid parent, whose group
         # alice is not in; the kernel gives the new directory the bit and
         # the group, and the inherited acl in full must not cost them
-        self.mkdir("k2sgid-p", f"owner@:{FULL_DIR}:fd:allow group@:{FULL_DIR}:fd:allow "
-                   f"everyone@:{RX_DIR}:fd:allow user:1001:{FULL_DIR}:fd:allow", owner=1002)
-        os.chown(self.p("k2sgid-p"), 1002, run.STAFF)
-        os.chmod(self.p("k2sgid-p"), 0o2775)
-        self.setacl("k2sgid-p", f"owner@:{FULL_DIR}:fd:allow group@:{FULL_DIR}:fd:allow "
-                    f"everyone@:{RX_DIR}:fd:allow user:1001:{FULL_DIR}:fd:allow")
-        st = self.smb_mkdir("alice", "k2sgid-p/sub")
-        self.expect_smb(row, "alice makes k2sgid-p/sub on [richacl]", OK, st)
+        # (k2sgid-q: the same acl without the setgid bit, for comparison)
+        parent_acl = (f"owner@:{FULL_DIR}:fd:allow group@:{FULL_DIR}:fd:allow "
+                      f"everyone@:{RX_DIR}:fd:allow user:1001:{FULL_DIR}:fd:allow "
+                      f"user:1003:{RX_DIR}w:fd:allow")
+        for name, mode in (("k2sgid-p", 0o2775), ("k2sgid-q", 0o775)):
+            self.mkdir(name, parent_acl, owner=1002)
+            os.chown(self.p(name), 1002, run.STAFF)
+            os.chmod(self.p(name), mode)
+            self.setacl(name, parent_acl)
+            st = self.smb_mkdir("alice", f"{name}/sub")
+            self.expect_smb(row, f"alice makes {name}/sub on [richacl]", OK, st)
         sub = os.lstat(self.p("k2sgid-p/sub"))
         self.expect_state(row, "the new directory has the parent's group and the setgid bit",
                           sub.st_gid == run.STAFF and bool(sub.st_mode & 0o2000),
                           f"gid {sub.st_gid}, mode {oct(sub.st_mode)}")
-        self.expect_state(row, "and the inherited acl in full",
-                          "1001" in self.acltext("k2sgid-p/sub", "--raw", "--numeric-ids"),
-                          self.acltext("k2sgid-p/sub"))
+        self.expect_state(row, "and alice (the creator) still owns it", sub.st_uid == 1001,
+                          f"uid {sub.st_uid}")
+        with_bit = self.acltext("k2sgid-p/sub", "--raw", "--numeric-ids").split("\n", 1)[-1]
+        without = self.acltext("k2sgid-q/sub", "--raw", "--numeric-ids").split("\n", 1)[-1]
+        self.expect_state(row, "and the inherited acl in full, as without the setgid bit",
+                          with_bit == without and "1003" in with_bit,
+                          f"setgid parent: {with_bit!r}; plain parent: {without!r}")
+        plain = os.lstat(self.p("k2sgid-q/sub"))
+        self.expect_state(row, "a plain parent does not give the bit",
+                          not plain.st_mode & 0o2000, oct(plain.st_mode))
         # no acl: a chmod is only a chmod, and the bit is set
         self.mkdir("k2sgid-m", owner=1001)
         st = self.smb(self.conn_on("alice", share).mkdir, self.w("k2sgid-m/forced"))[0]
