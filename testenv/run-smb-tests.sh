@@ -131,6 +131,8 @@ count_suite "$res/s-suite.txt" "S-*"
 count_suite "$res/k2-suite.txt" "S-K2"
 count_suite "$res/s-suite-winbind.txt" "S-* (winbind)"
 count_suite "$res/k2-suite-winbind.txt" "S-K2 (winbind)"
+count_suite "$res/w-suite.txt" "S-W"
+count_suite "$res/w-suite-winbind.txt" "S-W (winbind)"
 [ -f "$res/winbind-ids.txt" ] && sed 's/^/smb: winbind id: /' "$res/winbind-ids.txt"
 
 # summarize_torture DIR LABEL [torture-summary.py args]: count one results tree

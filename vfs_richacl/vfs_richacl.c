@@ -98,11 +98,14 @@ struct richacl_config {
 
 /*
  * Per-fsp marker: the file was created by this open with the entries
- * inherited from its parent; the one chmod smbd issues right after the
- * create (to apply "create mask") must not cut them.
+ * inherited from its parent, with create_mode as the open's mode.  The one
+ * chmod smbd issues right after the create (open_file_ntcreate(): back to
+ * that mode, to apply "create mask", unless "store dos attributes" made the
+ * mode already match) must not cut them.  The first chmod on the handle
+ * ends the marker, and only a chmod to create_mode is taken for that one.
  */
 struct richacl_fsp_ext {
-	bool created_with_inheritance;
+	mode_t create_mode;
 };
 
 #define RICHACL_PERM_BITS (S_IRWXU | S_IRWXG | S_IRWXO)
@@ -697,14 +700,23 @@ static NTSTATUS richacl_fget_nt_acl(struct vfs_handle_struct *handle,
 
 /* ---- fset_nt_acl ---- */
 
+/* The acl a descriptor asks for, and the acl stored for it (M12/M13). */
+struct richacl_pair {
+	struct richacl *asked;
+	struct richacl *stored;
+};
+
 /*
- * Store the acl whose encoding is blob.  On a filesystem without richacl
- * support an acl equivalent to a mode is stored as that mode (as the kernel
- * itself would store it); any other acl cannot be stored there.
+ * Store acl->stored, whose encoding is blob.  On a filesystem without
+ * richacl support an acl equivalent to a mode is stored as that mode (as
+ * the kernel itself would store it): acl->stored, which lacks the rights a
+ * mode-only file shows beyond its mode (so a descriptor read from such a
+ * file can be set back), else acl->asked as the client sent it.  Any other
+ * acl cannot be stored there.
  */
 static int richacl_store(struct vfs_handle_struct *handle,
 			 struct files_struct *fsp,
-			 const struct richacl *acl,
+			 const struct richacl_pair *acl,
 			 const DATA_BLOB *blob,
 			 mode_t cur_mode)
 {
@@ -717,7 +729,12 @@ static int richacl_store(struct vfs_handle_struct *handle,
 		return ret;
 	}
 	richacl_note_unsupported(handle, fsp);
-	if (richacl_equiv_mode(acl, &mode) != 0) {
+	ret = richacl_equiv_mode(acl->stored, &mode);
+	if (ret != 0) {
+		mode = cur_mode;
+		ret = richacl_equiv_mode(acl->asked, &mode);
+	}
+	if (ret != 0) {
 		DBG_NOTICE("%s: the ACL is not equivalent to a file mode and "
 			   "the filesystem cannot store richacls\n",
 			   fsp_str_dbg(fsp));
@@ -807,7 +824,7 @@ static NTSTATUS richacl_from_sd(TALLOC_CTX *mem_ctx,
 				const struct files_struct *fsp,
 				const struct security_descriptor *psd,
 				const struct richacl_map_file *file,
-				struct richacl **_acl,
+				struct richacl_pair *_acl,
 				DATA_BLOB *blob)
 {
 	struct richacl_error err = { .code = 0 };
@@ -862,7 +879,7 @@ static NTSTATUS richacl_from_sd(TALLOC_CTX *mem_ctx,
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
-	*_acl = acl;
+	*_acl = (struct richacl_pair) { .asked = acl, .stored = stored };
 	return NT_STATUS_OK;
 }
 
@@ -1017,7 +1034,7 @@ static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
 {
 	TALLOC_CTX *frame = talloc_stackframe();
 	struct richacl_config *config = NULL;
-	struct richacl *acl = NULL;
+	struct richacl_pair acl = { .asked = NULL };
 	DATA_BLOB blob = data_blob_null;
 	uid_t old_uid, new_uid = (uid_t)-1;
 	gid_t old_gid, new_gid = (gid_t)-1;
@@ -1133,7 +1150,7 @@ static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
 			TALLOC_FREE(frame);
 			return status;
 		}
-		if (acl != NULL &&
+		if (acl.asked != NULL &&
 		    (fsp->fsp_name->st.st_ex_uid != new_uid ||
 		     fsp->fsp_name->st.st_ex_gid != new_gid)) {
 			file.owner = fsp->fsp_name->st.st_ex_uid;
@@ -1154,7 +1171,7 @@ static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
 		}
 	}
 
-	if (acl == NULL) {
+	if (acl.asked == NULL) {
 		TALLOC_FREE(frame);
 		return NT_STATUS_OK;
 	}
@@ -1164,11 +1181,11 @@ static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
 	 * a local setrichacl.  Only an ownership change that a privilege
 	 * made (the user may no longer own the file) stores as root.
 	 */
-	ret = richacl_store(handle, fsp, acl, &blob,
+	ret = richacl_store(handle, fsp, &acl, &blob,
 			    fsp->fsp_name->st.st_ex_mode);
 	if (ret == -1 && privileged && (errno == EPERM || errno == EACCES)) {
 		become_root();
-		ret = richacl_store(handle, fsp, acl, &blob,
+		ret = richacl_store(handle, fsp, &acl, &blob,
 				    fsp->fsp_name->st.st_ex_mode);
 		saved_errno = errno;
 		unbecome_root();
@@ -1191,7 +1208,7 @@ static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
 		TALLOC_FREE(frame);
 		return map_nt_error_from_unix(saved_errno);
 	}
-	richacl_log_unmapped(fsp, acl);
+	richacl_log_unmapped(fsp, acl.stored);
 
 	TALLOC_FREE(frame);
 	return NT_STATUS_OK;
@@ -1461,7 +1478,7 @@ static int richacl_openat(struct vfs_handle_struct *handle,
 		ext = VFS_ADD_FSP_EXTENSION(handle, fsp,
 					    struct richacl_fsp_ext, NULL);
 		if (ext != NULL) {
-			ext->created_with_inheritance = true;
+			ext->create_mode = how->mode & 07777;
 		}
 	}
 	return fd;
@@ -1796,7 +1813,7 @@ static int richacl_fchmod(struct vfs_handle_struct *handle,
 	DATA_BLOB blob = data_blob_null;
 	SMB_STRUCT_STAT st;
 	mode_t special;
-	bool keep_perm = false;
+	bool keep_perm = false, posix;
 	int saved_errno;
 
 	SMB_VFS_HANDLE_GET_DATA(handle, config, struct richacl_config,
@@ -1811,29 +1828,32 @@ static int richacl_fchmod(struct vfs_handle_struct *handle,
 		return -1;
 	}
 
+	posix = (fsp->posix_flags & FSP_POSIX_FLAGS_OPEN) ||
+		(fsp->fsp_name->flags & SMB_FILENAME_POSIX_PATH);
+	ext = VFS_FETCH_FSP_EXTENSION(handle, fsp);
+	if (ext != NULL) {
+		/*
+		 * The chmod to "create mask" right after the create (never
+		 * made for a POSIX open): the permission bits stay as
+		 * inherited, also under "richacl:chmod = apply"; only the
+		 * special bits are considered (below).
+		 */
+		keep_perm = !posix && (mode & 07777) == ext->create_mode;
+		VFS_REMOVE_FSP_EXTENSION(handle, fsp);
+		if (keep_perm) {
+			DBG_DEBUG("%s: keeping the permission bits of a file "
+				  "that inherited its ACL (chmod 0%o)\n",
+				  fsp_str_dbg(fsp), (unsigned int)mode);
+		}
+	}
+
 	/*
 	 * A POSIX open, or a client's own chmod through the SMB1 UNIX
 	 * extensions (a request with POSIX pathnames): the client asked for
 	 * exactly this mode, so the kernel applies it (or refuses it).
 	 */
-	if (config->chmod_mode == RICHACL_CHMOD_APPLY ||
-	    (fsp->posix_flags & FSP_POSIX_FLAGS_OPEN) ||
-	    (fsp->fsp_name->flags & SMB_FILENAME_POSIX_PATH)) {
+	if (!keep_perm && (config->chmod_mode == RICHACL_CHMOD_APPLY || posix)) {
 		return SMB_VFS_NEXT_FCHMOD(handle, fsp, mode);
-	}
-
-	ext = VFS_FETCH_FSP_EXTENSION(handle, fsp);
-	if (ext != NULL && ext->created_with_inheritance) {
-		/*
-		 * The chmod to "create mask" right after the create: the
-		 * permission bits stay as inherited, only the special bits
-		 * are considered (below).
-		 */
-		VFS_REMOVE_FSP_EXTENSION(handle, fsp);
-		DBG_DEBUG("%s: keeping the permission bits of a file that "
-			  "inherited its ACL (chmod 0%o)\n", fsp_str_dbg(fsp),
-			  (unsigned int)mode);
-		keep_perm = true;
 	}
 
 	frame = talloc_stackframe();

@@ -259,9 +259,27 @@ static void emit_owner_or_group(struct nt_acl *dacl, const struct richace *e, ui
 	emit_ace(dacl, e, flags | NT_ACE_INHERIT_ONLY, creator);
 }
 
-static int richace_to_nt(struct map_ctx *ctx, struct nt_acl *dacl, const struct richace *e,
+/*
+ * M5: delete_child means nothing on a non-directory, and create-time
+ * inheritance drops it there (richacl_inherit()), while Windows keeps it: a
+ * file that inherits Full Control shows FILE_ALL_ACCESS on Windows.  So an
+ * allow entry of a non-directory that grants every other right of
+ * FILE_ALL_ACCESS shows delete_child too.
+ */
+static uint32_t shown_mask(const struct richace *e, bool isdir)
+{
+	const uint32_t all_but_dc = NT_FILE_ALL_ACCESS & ~RICHACE_DELETE_CHILD;
+
+	if (!isdir && richace_is_allow(e) && (e->e_mask & all_but_dc) == all_but_dc)
+		return e->e_mask | RICHACE_DELETE_CHILD;
+	return e->e_mask;
+}
+
+static int richace_to_nt(struct map_ctx *ctx, struct nt_acl *dacl, const struct richace *entry,
 			 unsigned int i)
 {
+	struct richace shown = *entry;
+	const struct richace *e = &shown;
 	uint16_t flags = e->e_flags;
 	struct nt_sid sid;
 	int ret;
@@ -280,6 +298,7 @@ static int richace_to_nt(struct map_ctx *ctx, struct nt_acl *dacl, const struct 
 		flags &= ~(RICHACE_FILE_INHERIT_ACE | RICHACE_DIRECTORY_INHERIT_ACE |
 			   RICHACE_NO_PROPAGATE_INHERIT_ACE);
 	}
+	shown.e_mask = shown_mask(entry, ctx->file->isdir);
 
 	if (richace_is_owner(e)) {
 		emit_owner_or_group(dacl, e, richace_flags_to_nt(flags), &ctx->owner_sid,

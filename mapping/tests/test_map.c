@@ -659,6 +659,50 @@ static void test_M5_masks_identical(void **state)
 	richacl_free(acl);
 }
 
+/*
+ * M5: a non-directory's allow entry that grants all of FILE_ALL_ACCESS but
+ * delete_child (which inheritance drops on files) shows FILE_ALL_ACCESS, as
+ * a file that inherits Full Control does on Windows; nothing else changes.
+ */
+static void test_M5_file_full_control_shows_delete_child(void **state)
+{
+	struct richacl *dir_acl = acl_of("flags:a everyone@:rwpxdDaARWcCoS:fd:allow "
+					 "user:1005:rwpxDaARWcS:fd:allow "
+					 "user:1006:rwpxDaARWcCoS:fd:deny");
+	struct richacl *file_acl = richacl_inherit(dir_acl, false);
+	struct richacl *back;
+	struct nt_sd *sd;
+
+	(void)state;
+	assert_non_null(file_acl);
+	/* the kernel's inheritance drops delete_child on the file */
+	assert_int_equal(file_acl->a_entries[0].e_mask, 0x1F01BF);
+	sd = get_sd(file_acl, 0, &a_file, NT_SECINFO_DACL);
+	assert_int_equal(sd->dacl->num_aces, 3);
+	assert_ace(sd->dacl, 0, ALLOW, INH, 0x1F01FF, "S-1-1-0");	/* Full Control */
+	assert_ace(sd->dacl, 1, ALLOW, INH, 0x1301BF, dom(1005));	/* Modify stays */
+	assert_ace(sd->dacl, 2, DENY, INH, 0x1F01BF, dom(1006));	/* denies unchanged */
+	/* set back: the same access (delete_child means nothing on a file) */
+	back = set_sd(sd, &a_file);
+	assert_int_equal(back->a_entries[0].e_mask, 0x1F01FF);
+	assert_int_equal(access_of(back, &a_file, 1007, 1007),
+			 access_of(file_acl, &a_file, 1007, 1007));
+	assert_int_equal(access_of(back, &a_file, 1005, 1005),
+			 access_of(file_acl, &a_file, 1005, 1005));
+	richacl_free(back);
+	nt_sd_free(sd);
+	richacl_free(file_acl);
+	/* a directory shows exactly its entries */
+	file_acl = richacl_inherit(dir_acl, true);
+	assert_non_null(file_acl);
+	sd = get_sd(file_acl, 0, &a_dir, NT_SECINFO_DACL);
+	assert_ace(sd->dacl, 0, ALLOW, INH | OI | CI, 0x1F01FF, "S-1-1-0");
+	assert_ace(sd->dacl, 1, ALLOW, INH | OI | CI, 0x1301BF, dom(1005));
+	nt_sd_free(sd);
+	richacl_free(file_acl);
+	richacl_free(dir_acl);
+}
+
 static void test_M5_order_preserved_both_ways(void **state)
 {
 	struct nt_sd *sd = new_sd(5);
@@ -1487,6 +1531,7 @@ int main(void)
 		cmocka_unit_test(test_M5_acl_flags_to_control),
 		cmocka_unit_test(test_M5_control_to_acl_flags),
 		cmocka_unit_test(test_M5_masks_identical),
+		cmocka_unit_test(test_M5_file_full_control_shows_delete_child),
 		cmocka_unit_test(test_M5_order_preserved_both_ways),
 		cmocka_unit_test(test_M6_no_sacl_returned),
 		cmocka_unit_test(test_M6_sacl_ignored_on_write),

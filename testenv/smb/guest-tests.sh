@@ -12,6 +12,7 @@
 #    [nfs4acl] = /mnt/plain/nfs4acl and [hideunread],
 # 3. runs the S-* suite (testenv/tests/smb/run.py) -> DIR/s-suite.txt, then the
 #    S-K2 suite (testenv/tests/smb/verdict.py, one verdict) -> DIR/k2-suite.txt,
+#    and the S-W suite (testenv/tests/smb/windows.py) -> DIR/w-suite.txt,
 # 4. runs each smbtorture suite against each share, as the unprivileged SMB
 #    user alice, with the smbtorture process itself running as the local
 #    user alice (runuser), on an emptied share directory that alice owns,
@@ -26,8 +27,8 @@
 # 6. starts the server again with winbindd (server.sh --identity winbind),
 #    records the gids winbindd gives the well-known SIDs (DIR/winbind-ids.txt)
 #    and runs the S-* suite -> DIR/s-suite-winbind.txt, the smbtorture suites
-#    against the richacl share -> DIR/torture-winbind/richacl/, and the S-K2
-#    suite -> DIR/k2-suite-winbind.txt.
+#    against the richacl share -> DIR/torture-winbind/richacl/, the S-W
+#    suite -> DIR/w-suite-winbind.txt and the S-K2 suite -> DIR/k2-suite-winbind.txt.
 # The host (testenv/smb/torture-summary.py) turns the results into counts.
 set -uo pipefail
 
@@ -62,8 +63,9 @@ log() { echo "guest-tests: $*" >&2; }
 
 : >"$out/times"
 t0=$(now)
+# rplain: vfs_richacl without richacl support (smbconf.sh: beside aclxattr)
 declare -A SHARE_PATH=([richacl]=/mnt/rich/share [aclxattr]=/mnt/plain/aclxattr
-	[nfs4acl]=/mnt/plain/nfs4acl)
+	[nfs4acl]=/mnt/plain/nfs4acl [rplain]=/mnt/plain/rplain)
 
 mkdir -p /mnt/rich /mnt/plain
 if err=$(mount -t ext4 "$rich_dev" /mnt/rich 2>&1); then
@@ -76,12 +78,20 @@ else
 	rmdir /mnt/rich
 fi
 if err=$(mount -t ext4 "$plain_dev" /mnt/plain 2>&1); then
-	mkdir -p /mnt/plain/aclxattr /mnt/plain/nfs4acl
+	mkdir -p /mnt/plain/aclxattr /mnt/plain/nfs4acl /mnt/plain/rplain
 	echo "plain mount: ok" >>"$out/mounts"
 else
 	echo "plain mount: FAILED: $err" >>"$out/mounts"
 	log "the plain image did not mount: $err"
 fi
+
+# the S-W suite (windows.py) against smbd of state dir $1, identity $2
+run_windows() {	# state identity
+	find "${SHARE_PATH[rplain]}" -mindepth 1 -delete 2>/dev/null
+	/usr/bin/python3 "$repo/testenv/tests/smb/windows.py" --state "$1" \
+		--path "${SHARE_PATH[richacl]}" --plain-path "${SHARE_PATH[rplain]}" \
+		--tools "$tools" --identity "$2"
+}
 
 start_args=(start --state "$STATE" --rich "${SHARE_PATH[richacl]}"
 	--aclxattr "${SHARE_PATH[aclxattr]}" --nfs4acl "${SHARE_PATH[nfs4acl]}" --test-shares)
@@ -106,6 +116,9 @@ if [ "$run_suite" = 1 ]; then
 		--path "${SHARE_PATH[richacl]}" --tools "$tools" \
 		>"$out/k2-suite.txt" 2>&1
 	echo "k2-suite $(echo "$(now) - $t" | bc)" >>"$out/times"
+	t=$(now)
+	run_windows "$STATE" passdb >"$out/w-suite.txt" 2>&1
+	echo "w-suite $(echo "$(now) - $t" | bc)" >>"$out/times"
 fi
 
 empty_share() {	# share
@@ -220,6 +233,9 @@ if [ "$run_suite" = 1 ] || [ "$run_torture" = 1 ]; then
 			run_torture "$STATE_WB" "$out/torture-winbind" -winbind richacl
 			empty_share richacl
 			chown root:root "$dir"
+		fi
+		if [ "$run_suite" = 1 ]; then
+			run_windows "$STATE_WB" winbind >"$out/w-suite-winbind.txt" 2>&1
 		fi
 		# last: its S-K2-outage row stops winbindd
 		if [ "$run_suite" = 1 ]; then

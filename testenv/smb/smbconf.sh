@@ -156,4 +156,14 @@ cat <<EOF
 [richaclsgid]
 	copy = richacl
 	force directory mode = 2000
+
+[rapply]
+	copy = richacl
+	richacl:chmod = apply
+	store dos attributes = no
+
+[rplain]
+	path = ${aclxattr%/*}/rplain
+	read only = no
+	vfs objects = richacl
 EOF

@@ -964,32 +964,36 @@ class Verdict(run.Suite):
         self.expect_smb(row, "Unix SIDs still map while winbindd is down", OK, st)
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def main(suite_class, label, description, extra_args=None):
+    """Parse the arguments, run suite_class on the [richacl] share, exit.
+    label names the suite in setup failures (S-K2); extra_args(ap) adds
+    arguments of its own."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--state", required=True, help="server.sh state directory")
     ap.add_argument("--path", required=True, help="directory of the [richacl] share on disk")
     ap.add_argument("--tools", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                     "../../../build"))
     ap.add_argument("--only", nargs="*", default=[])
     ap.add_argument("--identity", choices=["passdb", "winbind"], default="passdb")
+    if extra_args:
+        extra_args(ap)
     args = ap.parse_args()
     args.share = "richacl"
     if os.getuid() != 0:
-        sys.exit("verdict.py: must run as root (in the guest)")
+        sys.exit(f"{ap.prog}: must run as root (in the guest)")
     os.umask(0o022)
-    if not os.path.isdir(args.path):
-        print(f"FAIL S-K2 setup: share directory {args.path} does not exist")
-        print("0 passed, 1 failed")
-        sys.exit(1)
-    suite = Verdict(args)
-    sys.exit(0 if suite.run(set(args.only)) else 1)
-
-
-if __name__ == "__main__":
     try:
-        main()
+        if not os.path.isdir(args.path):
+            raise SetupError(f"share directory {args.path} does not exist")
+        suite = suite_class(args)
+        ok = suite.run(set(args.only))
     except SetupError as e:
-        print(f"FAIL S-K2 setup: {e}")
+        print(f"FAIL {label} setup: {e}")
         print("0 passed, 1 failed")
         traceback.print_exc()
         sys.exit(1)
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main(Verdict, "S-K2", __doc__.split("\n")[0])

@@ -1,0 +1,231 @@
+"""The S-W suite: what a Windows client sees (docs/smb-semantics.md, S-W rows).
+
+Runs as root inside the QEMU guest, like run.py and verdict.py, against the
+in-guest smbd of testenv/smb/server.sh started with --test-shares.  Each row
+builds its fixture as root, acts over SMB as a test user, and checks the
+NTSTATUS, what the client reads back, and the state on disk.  Expected
+results are those of a Windows server (MS-DTYP, MS-FSA), never what the
+code under test printed.
+
+  S-W-fa     a file that inherits Full Control (FILE_ALL_ACCESS, OI) reads
+             back FILE_ALL_ACCESS, as on Windows, although the kernel's
+             inheritance drops delete_child (meaningless on a file); Modify
+             (0x1301bf) stays Modify; the DACL read can be set back.
+  S-W-plain  [rplain]: vfs_richacl on a file system without richacl support.
+             The DACL the module shows for a mode-only file (0644, 0600, a
+             0755 directory) can be set back unchanged: OK, same mode.  A
+             DACL no mode can express is refused (NOT_SUPPORTED) and changes
+             nothing.
+  S-W-apply  [rapply] ("richacl:chmod = apply", "store dos attributes = no",
+             so that smbd chmods every new file to its create mask): a file
+             created there keeps the inherited acl in full, as on [richacl];
+             a local chmod still applies to it.
+  S-W-owner  with write_owner, bob may take alice's file but not give it to
+             carol: STATUS_INVALID_OWNER, as Windows answers without
+             SeRestorePrivilege; the owner is unchanged.
+
+Output: "ok ID desc" / "FAIL ID desc: details" lines and "N passed, N failed".
+
+usage: windows.py --state DIR --path DIR --plain-path DIR [--tools DIR]
+                  [--identity passdb|winbind] [--only ID...]
+"""
+
+import os
+
+from samba.dcerpc import security
+
+import run
+import verdict
+from run import FULL_DIR, OK, SetupError
+
+NOT_SUPPORTED = "NT_STATUS_NOT_SUPPORTED"
+INVALID_OWNER = "NT_STATUS_INVALID_OWNER"
+FILE_MODIFY = 0x001301bf        # Explorer's "Modify"
+MODIFY = "rwpxDaARWcS"          # the same as richacl text
+PLAIN_SHARE = "rplain"          # testenv/smb/smbconf.sh --test-shares
+
+
+class Windows(verdict.Verdict):
+    ROWS = ["S-W-fa", "S-W-plain", "S-W-apply", "S-W-owner"]
+
+    def __init__(self, args):
+        super().__init__(args)
+        self.plain_root = args.plain_path
+
+    # ---- helpers
+
+    def get_sd_on(self, share, user, rel):
+        """(status, descriptor) of rel on share, read as user."""
+        c = self.conn_on(user, share)
+        st, fnum = self.smb(c.create, self.w(rel), DesiredAccess=run.READ_CONTROL,
+                            ShareAccess=run.SHARE_ALL, CreateDisposition=run.FILE_OPEN,
+                            CreateOptions=0)
+        if st != OK:
+            return st, None
+        try:
+            info = security.SECINFO_OWNER | security.SECINFO_GROUP | security.SECINFO_DACL
+            return self.smb(c.get_sd, fnum, info)
+        finally:
+            self.smb(c.close, fnum)
+
+    def put_sd_on(self, share, user, rel, sd):
+        """Write sd's DACL back to rel on share as user; the status."""
+        c = self.conn_on(user, share)
+        st, fnum = self.smb(c.create, self.w(rel),
+                            DesiredAccess=run.READ_CONTROL | run.WRITE_DAC,
+                            ShareAccess=run.SHARE_ALL, CreateDisposition=run.FILE_OPEN,
+                            CreateOptions=0)
+        if st != OK:
+            return st
+        try:
+            return self.smb(c.set_sd, fnum, sd, security.SECINFO_DACL)[0]
+        finally:
+            self.smb(c.close, fnum)
+
+    @staticmethod
+    def aces_of(sd):
+        return [(str(a.trustee), a.type, a.flags, a.access_mask)
+                for a in (sd.dacl.aces if sd is not None and sd.dacl else [])]
+
+    @staticmethod
+    def show(aces):
+        return ", ".join(f"{t}/{ty}/0x{f:x}/0x{m:x}" for t, ty, f, m in aces)
+
+    def plain(self, rel):
+        return os.path.join(self.plain_root, rel)
+
+    def plain_state(self, rel):
+        st = os.lstat(self.plain(rel))
+        try:
+            xattr = os.getxattr(self.plain(rel), "system.richacl")
+        except OSError as e:
+            xattr = f"<{os.strerror(e.errno)}>"
+        return (st.st_uid, oct(st.st_mode & 0o7777), xattr)
+
+    # ---- rows
+
+    def s_w_fa(self):
+        """S-W-fa: inherited Full Control reads back as FILE_ALL_ACCESS."""
+        row = "S-W-fa"
+        A = security.SEC_ACE_TYPE_ACCESS_ALLOWED
+        carol = self.sids["carol"]
+        self.mkdir("wfa", f"flags:a owner@:{FULL_DIR}::allow everyone@:{FULL_DIR}:fd:allow "
+                   f"user:carol:{MODIFY}:f:allow", owner=1001)
+        st = self.smb_create_file("alice", "wfa/f", b"data\n")
+        self.expect_smb(row, "alice creates wfa\\f", OK, st)
+        st, sd = self.get_sd_on("richacl", "alice", "wfa/f")
+        self.expect_smb(row, "alice reads wfa\\f's descriptor", OK, st)
+        aces = self.aces_of(sd)
+        want = [(run.SID_EVERYONE, A, run.INHERITED_ACE, run.FILE_ALL_ACCESS),
+                (carol, A, run.INHERITED_ACE, FILE_MODIFY)]
+        self.expect_state(row, "Everyone: Full Control (0x1f01ff), carol: Modify (0x1301bf), "
+                          "both inherited", aces == want, self.show(aces))
+        # the kernel holds no delete_child on the file: the mapping shows it
+        entries = self.aclentries("wfa/f")[1]
+        self.expect_state(row, "the kernel's inherited entry has no delete_child",
+                          any(e[0] == "everyone@" and "d" not in e[1] for e in entries),
+                          f"{entries}")
+        if sd is not None:
+            st = self.put_sd_on("richacl", "alice", "wfa/f", sd)
+            self.expect_smb(row, "alice sets the descriptor she read back", OK, st)
+            st, sd2 = self.get_sd_on("richacl", "alice", "wfa/f")
+            self.expect_state(row, "and reads the same ACEs again", self.aces_of(sd2) == want,
+                              self.show(self.aces_of(sd2)))
+        # Full Control works for a user with no other entry, over SMB and locally
+        st, _ = self.smb_write_at("bob", "wfa/f", run.WRITE_DATA, b"bob", 0)
+        self.expect_smb(row, "bob writes wfa\\f (Everyone: Full Control)", OK, st)
+        self.expect_local(row, "bob opens wfa/f for writing (kernel)", "OK",
+                          self.local("bob", lambda: os.close(os.open(self.p("wfa/f"),
+                                                                     os.O_WRONLY))))
+
+    def s_w_plain(self):
+        """S-W-plain: a displayed DACL can be set back where richacls cannot be stored."""
+        row = "S-W-plain"
+        A = security.SEC_ACE_TYPE_ACCESS_ALLOWED
+        if not os.path.isdir(self.plain_root):
+            raise SetupError(f"{self.plain_root} does not exist")
+        for name, mode, isdir in (("p644", 0o644, False), ("p600", 0o600, False),
+                                  ("d755", 0o755, True)):
+            path = self.plain(name)
+            if isdir:
+                os.makedirs(path, exist_ok=True)
+            else:
+                with open(path, "wb") as f:
+                    f.write(b"plain\n")
+            os.chown(path, 1001, 1001)
+            os.chmod(path, mode)
+            before = self.plain_state(name)
+            st, sd = self.get_sd_on(PLAIN_SHARE, "alice", name)
+            self.expect_smb(row, f"alice reads {name}'s descriptor on [{PLAIN_SHARE}]", OK, st)
+            if sd is None:
+                continue
+            st = self.put_sd_on(PLAIN_SHARE, "alice", name, sd)
+            self.expect_smb(row, f"alice sets {name}'s descriptor back unchanged", OK, st)
+            self.expect_state(row, f"{name}: owner, mode {oct(mode)}, no richacl",
+                              self.plain_state(name) == before, f"{self.plain_state(name)}")
+            st, sd2 = self.get_sd_on(PLAIN_SHARE, "alice", name)
+            self.expect_state(row, f"{name}: the descriptor reads back the same",
+                              self.aces_of(sd2) == self.aces_of(sd),
+                              f"{self.show(self.aces_of(sd))} -> {self.show(self.aces_of(sd2))}")
+            # error path: an entry for bob is no mode
+            sd.dacl_add(self._ace(self.sids["bob"], 0, run.FILE_GENERIC_READ, A))
+            st = self.put_sd_on(PLAIN_SHARE, "alice", name, sd)
+            self.expect_smb(row, f"a DACL with an entry for bob on {name} is refused",
+                            NOT_SUPPORTED, st)
+            self.expect_state(row, f"{name}: unchanged after the refusal",
+                              self.plain_state(name) == before, f"{self.plain_state(name)}")
+
+    def s_w_apply(self):
+        """S-W-apply: smbd's post-create chmod never cuts an inherited acl."""
+        row = "S-W-apply"
+        self.mkdir("wap", f"flags:a owner@:{FULL_DIR}::allow everyone@:{run.RX_DIR}:fd:allow "
+                   f"user:carol:rwpaRWcS:f:allow", owner=1001)
+        for share, name in (("richacl", "wap/plain"), ("rapply", "wap/applied")):
+            c = self.conn_on("alice", share)
+            st, fnum = self.smb(c.create, self.w(name),
+                                DesiredAccess=run.WRITE_DATA | run.READ_ATTRIBUTES,
+                                ShareAccess=run.SHARE_ALL, CreateDisposition=run.FILE_CREATE,
+                                CreateOptions=run.FILE_NON_DIRECTORY_FILE)
+            self.expect_smb(row, f"alice creates {name} on [{share}]", OK, st)
+            if st == OK:
+                self.smb(c.close, fnum)
+        plain = self.acltext("wap/plain", "--raw", "--numeric-ids").split("\n", 1)[-1]
+        applied = self.acltext("wap/applied", "--raw", "--numeric-ids").split("\n", 1)[-1]
+        self.expect_state(row, "the same inherited acl, masks included, on both shares",
+                          plain == applied and "1003" in applied,
+                          f"[richacl]: {plain!r}; [rapply]: {applied!r}")
+        self.expect_local(row, "carol opens wap/applied for writing (kernel)", "OK",
+                          self.local("carol", lambda: os.close(os.open(self.p("wap/applied"),
+                                                                       os.O_WRONLY))))
+        # a local chmod is a chmod: it cuts carol's write (the kernel's masks)
+        os.chmod(self.p("wap/applied"), 0o600)
+        self.expect_local(row, "after a local chmod 0600 carol may no longer write", "DENIED",
+                          self.local("carol", lambda: os.close(os.open(self.p("wap/applied"),
+                                                                       os.O_WRONLY))))
+
+    def s_w_owner(self):
+        """S-W-owner: write_owner takes ownership, never gives it away."""
+        row = "S-W-owner"
+        self.mkdir("wown", f"everyone@:{run.RX_DIR}::allow")
+        self.mkfile("wown/f", acl=f"owner@:{run.FULL_FILE}::allow user:bob:o{run.R_FILE}::allow",
+                    owner=1001)
+        before = self.state_of("wown/f")
+        st = self.set_sd_on("bob", "wown/f", security.SEC_STD_WRITE_OWNER,
+                            security.SECINFO_OWNER, owner=self.sids["carol"])
+        self.expect_smb(row, "bob gives alice's file to carol", INVALID_OWNER, st)
+        self.expect_state(row, "owner, group, mode and acl unchanged",
+                          self.state_of("wown/f") == before, f"{self.state_of('wown/f')}")
+        st = self.set_sd_on("bob", "wown/f", security.SEC_STD_WRITE_OWNER,
+                            security.SECINFO_OWNER, owner=self.sids["bob"])
+        self.expect_smb(row, "bob takes it himself", OK, st)
+        self.expect_state(row, "bob owns it", self.owner("wown/f") == 1002,
+                          f"uid {self.owner('wown/f')}")
+
+
+def plain_path_arg(ap):
+    ap.add_argument("--plain-path", required=True,
+                    help=f"directory of the [{PLAIN_SHARE}] share (no richacl support)")
+
+
+if __name__ == "__main__":
+    verdict.main(Windows, "S-W", __doc__.split("\n")[0], plain_path_arg)
