@@ -36,6 +36,7 @@
 #include "../libcli/security/security.h"
 #include "passdb/lookup_sid.h"
 #include "lib/winbind_util.h"
+#include "lib/util_unixsids.h"
 
 #include "richacl.h"
 #include "richacl_ntsd.h"
@@ -68,6 +69,20 @@ static const struct enum_list richacl_unmapped_modes[] = {
 	{ -1, NULL },
 };
 
+/*
+ * The SIDs of the uids and gids this connection has shown (see
+ * richacl_cached_id_to_sid()).
+ */
+#define RICHACL_SID_CACHE_SIZE 64
+
+struct richacl_sid_cache_entry {
+	bool used;
+	bool is_group;
+	uint32_t id;
+	time_t expires;			/* time_mono() */
+	struct nt_sid sid;
+};
+
 struct richacl_config {
 	enum richacl_chmod_mode chmod_mode;
 	enum richacl_unmapped_mode unmapped_sids;
@@ -94,6 +109,15 @@ struct richacl_config {
 	 */
 	uint32_t *both_unknown;
 	size_t num_both_unknown;
+	struct richacl_sid_cache_entry sid_cache[RICHACL_SID_CACHE_SIZE];
+	size_t sid_cache_next;		/* the slot to reuse next */
+	/*
+	 * The ids of the SIDs of the descriptor being set, asked in one
+	 * sids_to_unixids() call (richacl_prefetch_ids(); NULL otherwise).
+	 */
+	struct dom_sid *prefetch_sids;
+	struct unixid *prefetch_ids;
+	size_t num_prefetched;
 };
 
 /*
@@ -206,9 +230,11 @@ static bool richacl_dom_sid_to_nt_sid(const struct dom_sid *in,
  * gid at once.  smbd's process holds it both ways for the SID's owner, but a
  * local login of that user (nss_winbind) holds it only as its uid, and the
  * members of a group with such an id hold it only as a gid.  So the SID's
- * type decides: a user SID becomes a user entry, any other SID a group
- * entry, which is also what an unknown type gets (the id then matches the
- * SID's owner over SMB, and every holder of the gid).
+ * type decides: an account that logs in (a user or a computer) becomes a
+ * user entry, a group or alias a group entry.  Any other answer (no
+ * lookup, a deleted or unknown account) also gives a group entry (the id
+ * then matches the SID's owner over SMB, and every holder of the gid), and
+ * is remembered: a deny for it is refused (richacl_denies_both_unknown()).
  */
 static int richacl_both_id_type(struct richacl_config *config,
 				const struct dom_sid *sid, uint32_t id,
@@ -224,14 +250,23 @@ static int richacl_both_id_type(struct richacl_config *config,
 	ok = lookup_sid(frame, sid, NULL, NULL, &sid_type);
 	unbecome_root();
 	TALLOC_FREE(frame);
-	if (ok) {
-		*type = sid_type == SID_NAME_USER ? RICHACL_ID_UID
-						  : RICHACL_ID_BOTH;
+	switch (ok ? sid_type : SID_NAME_UNKNOWN) {
+	case SID_NAME_USER:
+	case SID_NAME_COMPUTER:
+		*type = RICHACL_ID_UID;
 		return 0;
+	case SID_NAME_DOM_GRP:
+	case SID_NAME_ALIAS:
+	case SID_NAME_WKN_GRP:
+		*type = RICHACL_ID_BOTH;
+		return 0;
+	default:
+		break;
 	}
-	DBG_NOTICE("SID %s maps to uid and gid %" PRIu32 " and its type is "
-		   "unknown: an allow entry for it becomes a group entry\n",
-		   dom_sid_str_buf(sid, &buf), id);
+	DBG_NOTICE("SID %s maps to uid and gid %" PRIu32 " and its type (%s) "
+		   "is not a user's or a group's: an allow entry for it becomes "
+		   "a group entry\n", dom_sid_str_buf(sid, &buf), id,
+		   ok ? sid_type_lookup(sid_type) : "lookup failed");
 	/*
 	 * Remembered, so that richacl_from_sd() refuses a deny for it: as
 	 * a group entry it would not bind a local login of a user.
@@ -247,6 +282,76 @@ static int richacl_both_id_type(struct richacl_config *config,
 	}
 	*type = RICHACL_ID_BOTH;
 	return 0;
+}
+
+/* The id richacl_prefetch_ids() found for sid, if it asked for it. */
+static bool richacl_prefetched_id(const struct richacl_config *config,
+				  const struct dom_sid *sid,
+				  struct unixid *id)
+{
+	size_t i;
+
+	for (i = 0; config != NULL && i < config->num_prefetched; i++) {
+		if (dom_sid_equal(&config->prefetch_sids[i], sid)) {
+			*id = config->prefetch_ids[i];
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Ask idmap for the ids of every distinct trustee of psd's DACL at once:
+ * one sids_to_unixids() call, which asks winbindd or passdb for all the
+ * SIDs its cache does not know together, instead of one call per ACE.  The
+ * SIDs the mapping resolves itself (Everyone, CREATOR OWNER and GROUP,
+ * OWNER RIGHTS, the NULL SID) are left out.  If the call fails, nothing is
+ * prefetched and each SID is asked alone.  The arrays live on mem_ctx;
+ * richacl_from_sd() forgets them when it is done.
+ */
+static void richacl_prefetch_ids(TALLOC_CTX *mem_ctx,
+				 struct richacl_config *config,
+				 const struct security_descriptor *psd)
+{
+	const struct security_acl *dacl = psd->dacl;
+	struct dom_sid *sids = NULL;
+	struct unixid *ids = NULL;
+	size_t num = 0;
+	uint32_t i;
+	size_t j;
+
+	config->num_prefetched = 0;
+	if (dacl == NULL || dacl->num_aces == 0) {
+		return;
+	}
+	sids = talloc_array(mem_ctx, struct dom_sid, dacl->num_aces);
+	ids = talloc_array(mem_ctx, struct unixid, dacl->num_aces);
+	if (sids == NULL || ids == NULL) {
+		return;
+	}
+	for (i = 0; i < dacl->num_aces; i++) {
+		const struct dom_sid *t = &dacl->aces[i].trustee;
+
+		if (dom_sid_equal(t, &global_sid_World) ||
+		    dom_sid_equal(t, &global_sid_Creator_Owner) ||
+		    dom_sid_equal(t, &global_sid_Creator_Group) ||
+		    dom_sid_equal(t, &global_sid_Owner_Rights) ||
+		    dom_sid_equal(t, &global_sid_NULL)) {
+			continue;
+		}
+		for (j = 0; j < num && !dom_sid_equal(&sids[j], t); j++) {
+			;
+		}
+		if (j == num) {
+			sids[num++] = *t;
+		}
+	}
+	if (num == 0 || !sids_to_unixids(sids, num, ids)) {
+		return;
+	}
+	config->prefetch_sids = sids;
+	config->prefetch_ids = ids;
+	config->num_prefetched = num;
 }
 
 /*
@@ -267,7 +372,8 @@ static int richacl_resolve_sid(void *ctx, const struct nt_sid *sid,
 	int ret;
 
 	richacl_nt_sid_to_dom_sid(sid, &dsid);
-	if (!sids_to_unixids(&dsid, 1, &uxid)) {
+	if (!richacl_prefetched_id(config, &dsid, &uxid) &&
+	    !sids_to_unixids(&dsid, 1, &uxid)) {
 		return -EIO;
 	}
 	if (uxid.type == ID_TYPE_NOT_SPECIFIED && config != NULL &&
@@ -297,28 +403,72 @@ static int richacl_resolve_sid(void *ctx, const struct nt_sid *sid,
 	return 0;
 }
 
-static int richacl_resolve_uid(void *ctx, uint32_t uid, struct nt_sid *sid)
+/*
+ * id -> SID, remembered per connection.  Every descriptor read asks for
+ * the owner, the group and the id of each entry, mostly the same few ids.
+ * uid_to_sid() and gid_to_sid() keep what idmap answers in gencache, but
+ * not their fallback for an id idmap does not know (S-1-22-1-uid,
+ * S-1-22-2-gid: on a standalone server every unix account outside passdb
+ * and every gid without a group mapping), which then costs a winbindd and
+ * a passdb query each time.  An answer is kept as long as Samba keeps its
+ * own: "idmap cache time" for a mapping, "idmap negative cache time" for a
+ * fallback.  Nothing is written to gencache.  ctx NULL: no cache.
+ */
+static int richacl_cached_id_to_sid(struct richacl_config *config,
+				    bool is_group, uint32_t id,
+				    struct nt_sid *sid)
 {
+	struct richacl_sid_cache_entry *e = NULL;
+	time_t now = time_mono(NULL);
 	struct dom_sid dsid;
+	bool fallback;
+	size_t i;
 
-	/* Falls back to S-1-22-1-uid for uids idmap does not know. */
-	uid_to_sid(&dsid, (uid_t)uid);
+	for (i = 0; config != NULL && i < RICHACL_SID_CACHE_SIZE; i++) {
+		e = &config->sid_cache[i];
+		if (e->used && e->is_group == is_group && e->id == id &&
+		    now < e->expires) {
+			*sid = e->sid;
+			return 0;
+		}
+	}
+	if (is_group) {
+		gid_to_sid(&dsid, (gid_t)id);
+		fallback = sid_check_is_in_unix_groups(&dsid);
+	} else {
+		uid_to_sid(&dsid, (uid_t)id);
+		fallback = sid_check_is_in_unix_users(&dsid);
+	}
 	if (is_null_sid(&dsid) || !richacl_dom_sid_to_nt_sid(&dsid, sid)) {
 		return -ENOENT;
 	}
+	if (config == NULL) {
+		return 0;
+	}
+	e = &config->sid_cache[config->sid_cache_next];
+	config->sid_cache_next = (config->sid_cache_next + 1) %
+				 RICHACL_SID_CACHE_SIZE;
+	*e = (struct richacl_sid_cache_entry) {
+		.used = true,
+		.is_group = is_group,
+		.id = id,
+		.expires = now + (fallback ? lp_idmap_negative_cache_time()
+					   : lp_idmap_cache_time()),
+		.sid = *sid,
+	};
 	return 0;
 }
 
+/* Falls back to S-1-22-1-uid for uids idmap does not know. */
+static int richacl_resolve_uid(void *ctx, uint32_t uid, struct nt_sid *sid)
+{
+	return richacl_cached_id_to_sid(ctx, false, uid, sid);
+}
+
+/* Falls back to S-1-22-2-gid for gids idmap does not know. */
 static int richacl_resolve_gid(void *ctx, uint32_t gid, struct nt_sid *sid)
 {
-	struct dom_sid dsid;
-
-	/* Falls back to S-1-22-2-gid for gids idmap does not know. */
-	gid_to_sid(&dsid, (gid_t)gid);
-	if (is_null_sid(&dsid) || !richacl_dom_sid_to_nt_sid(&dsid, sid)) {
-		return -ENOENT;
-	}
-	return 0;
+	return richacl_cached_id_to_sid(ctx, true, gid, sid);
 }
 
 /* The resolver of a share (config NULL: no policy, no outage check). */
@@ -746,11 +896,11 @@ static int richacl_store(struct vfs_handle_struct *handle,
 	return SMB_VFS_NEXT_FCHMOD(handle, fsp, mode & 07777);
 }
 
-static void richacl_log_rejected(const struct files_struct *fsp,
+static void richacl_log_rejected(const char *name,
 				 const struct security_descriptor *psd,
 				 const struct richacl_error *err)
 {
-	DBG_WARNING("%s: ACL rejected: %s\n", fsp_str_dbg(fsp), err->msg);
+	DBG_WARNING("%s: ACL rejected: %s\n", name, err->msg);
 	if (CHECK_DEBUGLVL(DBGLVL_DEBUG)) {
 		NDR_PRINT_DEBUG(security_descriptor,
 				discard_const_p(struct security_descriptor, psd));
@@ -786,7 +936,7 @@ static void richacl_log_unmapped(const struct files_struct *fsp,
  * user entry it would miss members of a group.  Such a deny is refused, as
  * a deny that matches nobody is (docs/mapping.md).
  */
-static bool richacl_denies_both_unknown(const struct files_struct *fsp,
+static bool richacl_denies_both_unknown(const char *name,
 					const struct richacl_config *config,
 					const struct richacl *acl)
 {
@@ -803,7 +953,7 @@ static bool richacl_denies_both_unknown(const struct files_struct *fsp,
 					    "SID with uid and gid %" PRIu32
 					    " whose type (user or group) "
 					    "cannot be looked up\n",
-					    fsp_str_dbg(fsp), ace->e_id);
+					    name, ace->e_id);
 				return true;
 			}
 		}
@@ -821,7 +971,7 @@ static bool richacl_denies_both_unknown(const struct files_struct *fsp,
  */
 static NTSTATUS richacl_from_sd(TALLOC_CTX *mem_ctx,
 				struct richacl_config *config,
-				const struct files_struct *fsp,
+				const char *name,
 				const struct security_descriptor *psd,
 				const struct richacl_map_file *file,
 				struct richacl_pair *_acl,
@@ -841,29 +991,33 @@ static NTSTATUS richacl_from_sd(TALLOC_CTX *mem_ctx,
 	}
 	TALLOC_FREE(config->both_unknown);
 	config->num_both_unknown = 0;
+	richacl_prefetch_ids(mem_ctx, config, psd);
 	ret = richacl_from_nt_sd(ntsd, file, &res, &acl, &err);
+	config->num_prefetched = 0;
+	config->prefetch_sids = NULL;
+	config->prefetch_ids = NULL;
 	switch (ret) {
 	case 0:
 		break;
 	case -ENOMEM:
 		return NT_STATUS_NO_MEMORY;
 	case -ENOENT:
-		richacl_log_rejected(fsp, psd, &err);
+		richacl_log_rejected(name, psd, &err);
 		return NT_STATUS_NONE_MAPPED;
 	case -EAGAIN:
-		richacl_log_rejected(fsp, psd, &err);
+		richacl_log_rejected(name, psd, &err);
 		return NT_STATUS_NO_SUCH_DOMAIN;
 	case -EINVAL:
-		richacl_log_rejected(fsp, psd, &err);
+		richacl_log_rejected(name, psd, &err);
 		return NT_STATUS_INVALID_PARAMETER;
 	default:
-		richacl_log_rejected(fsp, psd, &err);
+		richacl_log_rejected(name, psd, &err);
 		return map_nt_error_from_unix(-ret);
 	}
 	if (!richacl_talloc_own(mem_ctx, acl)) {
 		return NT_STATUS_NO_MEMORY;
 	}
-	if (richacl_denies_both_unknown(fsp, config, acl)) {
+	if (richacl_denies_both_unknown(name, config, acl)) {
 		return NT_STATUS_NONE_MAPPED;
 	}
 	/*
@@ -875,7 +1029,7 @@ static NTSTATUS richacl_from_sd(TALLOC_CTX *mem_ctx,
 	if (ret != 0 || !richacl_talloc_own(mem_ctx, stored)) {
 		return NT_STATUS_NO_MEMORY;
 	}
-	status = richacl_encode(mem_ctx, fsp_str_dbg(fsp), stored, blob);
+	status = richacl_encode(mem_ctx, name, stored, blob);
 	if (!NT_STATUS_IS_OK(status)) {
 		return status;
 	}
@@ -884,45 +1038,58 @@ static NTSTATUS richacl_from_sd(TALLOC_CTX *mem_ctx,
 }
 
 /*
- * What a failed request must put back (M7): owner, group, and the set-id
- * bits, which the kernel clears on a chown by anybody but root.
+ * The uid and gid for the owner and group SIDs of psd ((uid_t)-1 /
+ * (gid_t)-1 if not sent); name is for the log.
+ */
+static NTSTATUS richacl_unpack_owners(connection_struct *conn,
+				      const char *name,
+				      uint32_t security_info_sent,
+				      const struct security_descriptor *psd,
+				      uid_t *uid, gid_t *gid)
+{
+	NTSTATUS status;
+
+	*uid = (uid_t)-1;
+	*gid = (gid_t)-1;
+	status = unpack_nt_owners(conn, uid, gid, security_info_sent, psd);
+	if (!NT_STATUS_IS_OK(status)) {
+		DBG_NOTICE("%s: owner or group cannot be mapped: %s\n",
+			   name, nt_errstr(status));
+		return status;
+	}
+	/*
+	 * unpack_nt_owners() answers (uid_t)-1 for "not sent" and for a SID
+	 * that names id 4294967295 (S-1-22-1-4294967295): the latter is no
+	 * owner a file can have.
+	 */
+	if ((security_info_sent & SECINFO_OWNER) && psd->owner_sid != NULL &&
+	    *uid == (uid_t)-1) {
+		DBG_NOTICE("%s: the owner SID maps to uid -1\n", name);
+		return NT_STATUS_INVALID_OWNER;
+	}
+	if ((security_info_sent & SECINFO_GROUP) && psd->group_sid != NULL &&
+	    *gid == (gid_t)-1) {
+		DBG_NOTICE("%s: the group SID maps to gid -1\n", name);
+		return NT_STATUS_INVALID_PRIMARY_GROUP;
+	}
+	return NT_STATUS_OK;
+}
+
+/*
+ * What a failed request puts back (M7): owner and group.  The set-id bits
+ * that the kernel clears on a chown are not put back:
+ * between the chown and the failure anybody with write_data may have
+ * written the file, and setting the bits again as root would make that
+ * content set-user-ID to the old owner (S-K2-attack).  A chown clears them
+ * the same way when it succeeds, and Windows has no such bits.
  */
 struct richacl_undo {
 	uid_t uid;
 	gid_t gid;
-	mode_t mode;
-	bool has_acl;		/* blob holds the acl (else only the mode) */
-	DATA_BLOB blob;
+	mode_t mode;		/* for the log */
 };
 
-/*
- * Note what richacl_undo_chown() needs.  The acl is read only if the file
- * has set-id bits: putting them back is a chmod, which rewrites the masks
- * of an acl, so the acl is stored again after it.
- */
-static bool richacl_undo_prepare(struct vfs_handle_struct *handle,
-				 struct files_struct *fsp,
-				 TALLOC_CTX *mem_ctx,
-				 struct richacl_undo *undo)
-{
-	const SMB_STRUCT_STAT *st = &fsp->fsp_name->st;
-
-	*undo = (struct richacl_undo) {
-		.uid = st->st_ex_uid,
-		.gid = st->st_ex_gid,
-		.mode = st->st_ex_mode & 07777,
-	};
-	if ((undo->mode & (S_ISUID | S_ISGID)) == 0) {
-		return true;
-	}
-	if (richacl_read_blob(handle, fsp, mem_ctx, &undo->blob) == 0) {
-		undo->has_acl = true;
-		return true;
-	}
-	return errno == ENODATA || richacl_errno_unsupported(errno);
-}
-
-/* Put owner, group and set-id bits back after a failed request; as root. */
+/* Put owner and group back after a failed request; as root. */
 static void richacl_undo_chown(struct vfs_handle_struct *handle,
 			       struct files_struct *fsp,
 			       const struct richacl_undo *undo)
@@ -935,20 +1102,17 @@ static void richacl_undo_chown(struct vfs_handle_struct *handle,
 			fsp_str_dbg(fsp), (unsigned int)undo->uid,
 			(unsigned int)undo->gid, strerror(errno));
 	}
+	unbecome_root();
 	if ((undo->mode & (S_ISUID | S_ISGID)) != 0 &&
 	    SMB_VFS_NEXT_FSTAT(handle, fsp, &st) == 0 &&
 	    (st.st_ex_mode & 07777) != undo->mode) {
-		if (SMB_VFS_NEXT_FCHMOD(handle, fsp, undo->mode) == -1 ||
-		    (undo->has_acl &&
-		     SMB_VFS_NEXT_FSETXATTR(handle, fsp, RICHACL_XATTR,
-					    undo->blob.data,
-					    undo->blob.length, 0) == -1)) {
-			DBG_ERR("%s: could not restore mode 0%o and its "
-				"ACL: %s\n", fsp_str_dbg(fsp),
-				(unsigned int)undo->mode, strerror(errno));
-		}
+		DBG_WARNING("%s: the request failed after the ownership change "
+			    "cleared the set-id bits (mode 0%o, was 0%o); they "
+			    "are not set again, as the file may have been "
+			    "written meanwhile\n", fsp_str_dbg(fsp),
+			    (unsigned int)(st.st_ex_mode & 07777),
+			    (unsigned int)undo->mode);
 	}
-	unbecome_root();
 }
 
 /*
@@ -1067,32 +1231,12 @@ static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
 	old_gid = fsp->fsp_name->st.st_ex_gid;
 
 	/* Validate everything before changing anything (M7). */
-	status = unpack_nt_owners(fsp->conn, &new_uid, &new_gid,
-				  security_info_sent, psd);
+	status = richacl_unpack_owners(fsp->conn, fsp_str_dbg(fsp),
+				       security_info_sent, psd,
+				       &new_uid, &new_gid);
 	if (!NT_STATUS_IS_OK(status)) {
-		DBG_NOTICE("%s: owner or group cannot be mapped: %s\n",
-			   fsp_str_dbg(fsp), nt_errstr(status));
 		TALLOC_FREE(frame);
 		return status;
-	}
-	/*
-	 * unpack_nt_owners() answers (uid_t)-1 for "not sent" and for a SID
-	 * that names id 4294967295 (S-1-22-1-4294967295): the latter is no
-	 * owner a file can have.
-	 */
-	if ((security_info_sent & SECINFO_OWNER) && psd->owner_sid != NULL &&
-	    new_uid == (uid_t)-1) {
-		DBG_NOTICE("%s: the owner SID maps to uid -1\n",
-			   fsp_str_dbg(fsp));
-		TALLOC_FREE(frame);
-		return NT_STATUS_INVALID_OWNER;
-	}
-	if ((security_info_sent & SECINFO_GROUP) && psd->group_sid != NULL &&
-	    new_gid == (gid_t)-1) {
-		DBG_NOTICE("%s: the group SID maps to gid -1\n",
-			   fsp_str_dbg(fsp));
-		TALLOC_FREE(frame);
-		return NT_STATUS_INVALID_PRIMARY_GROUP;
 	}
 	if (new_uid == (uid_t)-1) {
 		new_uid = old_uid;
@@ -1107,8 +1251,8 @@ static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
 		.isdir = S_ISDIR(fsp->fsp_name->st.st_ex_mode),
 	};
 	if (security_info_sent & SECINFO_DACL) {
-		status = richacl_from_sd(frame, config, fsp, psd, &file,
-					 &acl, &blob);
+		status = richacl_from_sd(frame, config, fsp_str_dbg(fsp), psd,
+					 &file, &acl, &blob);
 		if (!NT_STATUS_IS_OK(status)) {
 			TALLOC_FREE(frame);
 			return status;
@@ -1117,13 +1261,11 @@ static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
 
 	/* Now change: ownership first, as the kernel lets the user. */
 	if (new_uid != old_uid || new_gid != old_gid) {
-		if (!richacl_undo_prepare(handle, fsp, frame, &undo)) {
-			status = map_nt_error_from_unix(errno);
-			DBG_NOTICE("%s: cannot read the ACL: %s\n",
-				   fsp_str_dbg(fsp), nt_errstr(status));
-			TALLOC_FREE(frame);
-			return status;
-		}
+		undo = (struct richacl_undo) {
+			.uid = old_uid,
+			.gid = old_gid,
+			.mode = fsp->fsp_name->st.st_ex_mode & 07777,
+		};
 		status = richacl_chown(handle, fsp,
 				       new_uid != old_uid ? new_uid : (uid_t)-1,
 				       new_gid != old_gid ? new_gid : (gid_t)-1,
@@ -1161,7 +1303,8 @@ static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
 				   (unsigned int)file.group,
 				   (unsigned int)new_uid,
 				   (unsigned int)new_gid);
-			status = richacl_from_sd(frame, config, fsp, psd,
+			status = richacl_from_sd(frame, config,
+						 fsp_str_dbg(fsp), psd,
 						 &file, &acl, &blob);
 			if (!NT_STATUS_IS_OK(status)) {
 				richacl_undo_chown(handle, fsp, &undo);
@@ -1274,8 +1417,8 @@ static char *richacl_parent_path(TALLOC_CTX *mem_ctx, int dirfd,
  * directory in a setgid directory usually is not in its group.  The kernel
  * gave the bit, so the acl is then stored as root: its value is the
  * parent's inheritable entries, computed here and not from the client, and
- * the creator owns the directory and may set its acl anyway.  Root adds
- * nothing but keeping the bit.
+ * the caller has checked that the connected user owns the directory (and
+ * so may set its acl anyway).  Root adds nothing but keeping the bit.
  */
 static bool richacl_inherit_in_full(const char *parent_path,
 				    int fd, const char *path,
@@ -1387,11 +1530,16 @@ static bool richacl_write_only(const struct files_struct *fsp,
 	return (fsp->access_mask & (FILE_READ_DATA | FILE_EXECUTE)) == 0;
 }
 
-/* The fix-up of a directory richacl_mkdirat() made, if fd is that one. */
+/*
+ * The fix-up of a directory richacl_mkdirat() made, if fd is that one.
+ * The acl is stored as root to keep the kernel's setgid bit only if uid
+ * (the connected user) owns the directory: the name richacl_mkdirat()
+ * looked up may by then be another directory that somebody swapped in.
+ */
 static void richacl_fix_new_dir(struct richacl_config *config,
 				const struct files_struct *dirfsp,
 				const struct smb_filename *smb_fname,
-				int fd)
+				int fd, uid_t uid)
 {
 	TALLOC_CTX *frame = NULL;
 	char *parent = NULL;
@@ -1414,7 +1562,8 @@ static void richacl_fix_new_dir(struct richacl_config *config,
 	path = talloc_asprintf(frame, "/proc/self/fd/%d", fd);
 	if (parent != NULL && path != NULL) {
 		richacl_inherit_in_full(parent, -1, path, true,
-					(st.st_mode & S_ISGID) != 0,
+					(st.st_mode & S_ISGID) != 0 &&
+					st.st_uid == uid,
 					smb_fname->base_name);
 	}
 	TALLOC_FREE(frame);
@@ -1455,7 +1604,8 @@ static int richacl_openat(struct vfs_handle_struct *handle,
 		config->new_dir_pending = false;
 		return fd;
 	}
-	richacl_fix_new_dir(config, dirfsp, smb_fname, fd);
+	richacl_fix_new_dir(config, dirfsp, smb_fname, fd,
+			    get_current_uid(handle->conn));
 	if (!config->fix_create_masks) {
 		return fd;
 	}
@@ -2185,9 +2335,130 @@ static int richacl_connect(struct vfs_handle_struct *handle,
 	return 0;
 }
 
+/* ---- create with a security descriptor ---- */
+
+/*
+ * Would smbd's set_sd() after the create refuse sd?  smbd creates the file
+ * first and applies the descriptor afterwards; when that fails, it fails
+ * the create but leaves the new file in place, with the acl it inherited.
+ * Windows creates nothing.  So the parts of the descriptor whose refusal
+ * does not depend on the new file are checked before it exists: owner and
+ * group SIDs that map to no id, an owner other than the creator without
+ * SeRestorePrivilege (the kernel never gives a file away), and a DACL that
+ * richacl_fset_nt_acl() would refuse.  What can only be decided on the
+ * file (a group change the kernel refuses, a DACL too large for its xattr
+ * space) is still decided there.  Changes nothing.
+ */
+static NTSTATUS richacl_check_create_sd(struct vfs_handle_struct *handle,
+					const struct smb_filename *smb_fname,
+					uint32_t create_options,
+					const struct security_descriptor *sd)
+{
+	TALLOC_CTX *frame = NULL;
+	struct richacl_config *config = NULL;
+	const struct security_token *token = NULL;
+	const char *name = smb_fname_str_dbg(smb_fname);
+	struct richacl_map_file file;
+	struct richacl_pair acl;
+	DATA_BLOB blob;
+	uint32_t secinfo = 0;
+	uid_t me = get_current_uid(handle->conn);
+	uid_t uid;
+	gid_t gid;
+	NTSTATUS status;
+
+	SMB_VFS_HANDLE_GET_DATA(handle, config, struct richacl_config,
+				return NT_STATUS_INTERNAL_ERROR);
+	if (sd->owner_sid != NULL) {
+		secinfo |= SECINFO_OWNER;
+	}
+	if (sd->group_sid != NULL) {
+		secinfo |= SECINFO_GROUP;
+	}
+	if (sd->type & SEC_DESC_DACL_PRESENT) {
+		secinfo |= SECINFO_DACL;
+	}
+	status = richacl_unpack_owners(handle->conn, name, secinfo, sd,
+				       &uid, &gid);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
+	}
+	token = get_current_nttok(handle->conn);
+	if (uid != (uid_t)-1 && uid != me &&
+	    !(lp_enable_privileges() && token != NULL &&
+	      security_token_has_privilege(token, SEC_PRIV_RESTORE))) {
+		DBG_NOTICE("%s: refusing the create: the descriptor gives the "
+			   "new file to uid %u\n", name, (unsigned int)uid);
+		return NT_STATUS_INVALID_OWNER;
+	}
+	if (!(secinfo & SECINFO_DACL)) {
+		return NT_STATUS_OK;
+	}
+	file = (struct richacl_map_file) {
+		.owner = uid != (uid_t)-1 ? uid : me,
+		.group = gid != (gid_t)-1 ? gid : get_current_gid(handle->conn),
+		.isdir = (create_options & FILE_DIRECTORY_FILE) != 0,
+	};
+	frame = talloc_stackframe();
+	status = richacl_from_sd(frame, config, name, sd, &file, &acl, &blob);
+	TALLOC_FREE(frame);
+	return status;
+}
+
+static NTSTATUS richacl_create_file(struct vfs_handle_struct *handle,
+				    struct smb_request *req,
+				    struct files_struct *dirfsp,
+				    struct smb_filename *smb_fname,
+				    uint32_t access_mask,
+				    uint32_t share_access,
+				    uint32_t create_disposition,
+				    uint32_t create_options,
+				    uint32_t file_attributes,
+				    uint32_t oplock_request,
+				    const struct smb2_lease *lease,
+				    uint64_t allocation_size,
+				    uint32_t private_flags,
+				    struct security_descriptor *sd,
+				    struct ea_list *ea_list,
+				    files_struct **result,
+				    int *pinfo,
+				    const struct smb2_create_blobs *in_context_blobs,
+				    struct smb2_create_blobs *out_context_blobs)
+{
+	NTSTATUS status;
+
+	/*
+	 * Only FILE_CREATE is sure to create: with the other dispositions
+	 * an existing file is opened and smbd ignores the descriptor.
+	 * "inherit owner" chowns the new file after the create.
+	 */
+	if (sd != NULL && create_disposition == FILE_CREATE &&
+	    lp_nt_acl_support(SNUM(handle->conn)) &&
+	    lp_inherit_owner(SNUM(handle->conn)) == INHERIT_OWNER_NO &&
+	    !is_named_stream(smb_fname)) {
+		status = richacl_check_create_sd(handle, smb_fname,
+						 create_options, sd);
+		if (!NT_STATUS_IS_OK(status)) {
+			DBG_NOTICE("%s: the create's security descriptor is "
+				   "refused, nothing is created: %s\n",
+				   smb_fname_str_dbg(smb_fname),
+				   nt_errstr(status));
+			return status;
+		}
+	}
+	return SMB_VFS_NEXT_CREATE_FILE(handle, req, dirfsp, smb_fname,
+					access_mask, share_access,
+					create_disposition, create_options,
+					file_attributes, oplock_request, lease,
+					allocation_size, private_flags, sd,
+					ea_list, result, pinfo,
+					in_context_blobs, out_context_blobs);
+}
+
 static struct vfs_fn_pointers vfs_richacl_fns = {
 	.connect_fn = richacl_connect,
 	.openat_fn = richacl_openat,
+	.create_file_fn = richacl_create_file,
 	.mkdirat_fn = richacl_mkdirat,
 	.fchmod_fn = richacl_fchmod,
 	.fchown_fn = richacl_fchown,
