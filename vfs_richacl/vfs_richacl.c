@@ -121,15 +121,24 @@ struct richacl_config {
 };
 
 /*
- * Per-fsp marker: the file was created by this open with the entries
+ * Per-fsp state of a handle that created its file or directory.
+ *
+ * chmod_marker: the file was created by this open with the entries
  * inherited from its parent, with create_mode as the open's mode.  The one
  * chmod smbd issues right after the create (open_file_ntcreate(): back to
  * that mode, to apply "create mask", unless "store dos attributes" made the
  * mode already match) must not cut them.  The first chmod on the handle
  * ends the marker, and only a chmod to create_mode is taken for that one.
+ *
+ * created: this handle created the object (dev, ino), owned by the
+ * connected user; see "The creator's handle" below.
  */
 struct richacl_fsp_ext {
+	bool chmod_marker;
 	mode_t create_mode;
+	bool created;
+	dev_t dev;
+	ino_t ino;
 };
 
 #define RICHACL_PERM_BITS (S_IRWXU | S_IRWXG | S_IRWXO)
@@ -1530,15 +1539,416 @@ static bool richacl_write_only(const struct files_struct *fsp,
 	return (fsp->access_mask & (FILE_READ_DATA | FILE_EXECUTE)) == 0;
 }
 
+/* ---- the creator's handle ---- */
+
+/*
+ * Windows gives the handle that creates a file or directory the access its
+ * create asked for, whatever the new object's ACL grants (MS-FSA 2.1.5.1:
+ * the access check is made against the parent only).  Linux checks every
+ * open and every unlink against the new object's acl, so three steps of
+ * smbd fail where Windows succeeds:
+ *  - smbd makes a directory with mkdir and then opens it (mkdir_internal(),
+ *    and again open_directory() for FILE_LIST_DIRECTORY), and the kernel
+ *    refuses the open if the inherited acl grants the creator no list;
+ *  - a delete-on-close set on the creator's handle ends in an unlink at
+ *    close, which the kernel refuses if neither the parent's delete_child
+ *    nor the new object's delete is granted;
+ *  - setting delete-on-close on a directory makes smbd list it, as the
+ *    user, to see that it is empty (can_delete_directory_fsp()).
+ * The creator owns the new object (unless "inherit owner" gave it to
+ * somebody else, which is then left alone), and the kernel always lets the
+ * owner change the acl: whatever the creator's handle does here, the
+ * creator could do with the kernel's consent after granting itself the
+ * right.  No other user gains anything.
+ *
+ * richacl_note_creator() marks the handle; richacl_open_dir_for() and
+ * richacl_unlink_as_creator() use the mark.
+ */
+static void richacl_note_creator(struct vfs_handle_struct *handle,
+				 struct files_struct *fsp,
+				 const struct stat *st, uid_t uid)
+{
+	struct richacl_fsp_ext *ext = NULL;
+
+	if (st->st_uid != uid || uid == 0) {
+		return;
+	}
+	ext = VFS_FETCH_FSP_EXTENSION(handle, fsp);
+	if (ext == NULL) {
+		ext = VFS_ADD_FSP_EXTENSION(handle, fsp,
+					    struct richacl_fsp_ext, NULL);
+	}
+	if (ext == NULL) {
+		return;
+	}
+	ext->created = true;
+	ext->dev = st->st_dev;
+	ext->ino = st->st_ino;
+}
+
+/* The creator's mark of fsp, if fsp created (dev, ino). */
+static bool richacl_is_creator(struct vfs_handle_struct *handle,
+			       struct files_struct *fsp,
+			       dev_t dev, ino_t ino)
+{
+	struct richacl_fsp_ext *ext = VFS_FETCH_FSP_EXTENSION(handle, fsp);
+
+	return ext != NULL && ext->created && ext->dev == dev &&
+	       ext->ino == ino;
+}
+
+/*
+ * An open handle of this connection, on the object st describes, that
+ * holds DELETE: the creator's handle if creator_only, else any.
+ */
+static struct files_struct *richacl_delete_handle(
+	struct vfs_handle_struct *handle,
+	const SMB_STRUCT_STAT *st,
+	bool creator_only)
+{
+	struct file_id id = vfs_file_id_from_sbuf(handle->conn, st);
+	struct files_struct *fsp = NULL;
+
+	for (fsp = file_find_di_first(handle->conn->sconn, id, false);
+	     fsp != NULL;
+	     fsp = file_find_di_next(fsp, false)) {
+		if (fsp->conn != handle->conn ||
+		    !(fsp->access_mask & SEC_STD_DELETE)) {
+			continue;
+		}
+		if (!creator_only ||
+		    richacl_is_creator(handle, fsp, st->st_ex_dev,
+				       st->st_ex_ino)) {
+			return fsp;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Does acl, on a file of owner, group and type isdir, grant ut every bit
+ * of mask by the kernel's rules (richacl_permission(), with the owner's
+ * implicit write_attributes, write_acl and write_owner)?  A NULL acl (only
+ * a mode) gets no for an answer, as in richacl_kernel_grants().
+ */
+static bool richacl_acl_grants(const struct richacl *acl,
+			       uid_t owner, gid_t group, bool isdir,
+			       const struct security_unix_token *ut,
+			       uint32_t mask)
+{
+	struct richacl_cred cred = {
+		.uid = ut->uid,
+		.gid = ut->gid,
+		.ngroups = ut->ngroups,
+	};
+	struct richacl_file file = {
+		.owner = owner,
+		.group = group,
+		.isdir = isdir,
+	};
+	uint32_t *groups = NULL;
+	uint32_t i;
+	bool ok;
+
+	if (owner == ut->uid) {
+		mask &= ~RICHACE_POSIX_OWNER_ALLOWED;
+		if (mask == 0) {
+			return true;
+		}
+	}
+	if (acl == NULL) {
+		errno = EACCES;
+		return false;
+	}
+	groups = talloc_array(NULL, uint32_t, ut->ngroups + 1);
+	if (groups == NULL) {
+		errno = ENOMEM;
+		return false;
+	}
+	for (i = 0; i < ut->ngroups; i++) {
+		groups[i] = ut->groups[i];
+	}
+	cred.groups = groups;
+	ok = richacl_permission(acl, &file, &cred, mask) == 0;
+	TALLOC_FREE(groups);
+	if (!ok) {
+		errno = EACCES;
+	}
+	return ok;
+}
+
+/*
+ * The richacl of the file that path names (a /proc/self/fd link), decoded
+ * on mem_ctx; *acl is NULL if it has only a mode.  False on any error.
+ */
+static bool richacl_path_acl(TALLOC_CTX *mem_ctx, const char *path,
+			     struct richacl **_acl)
+{
+	struct richacl_error err = { .code = 0 };
+	struct richacl *acl = NULL;
+	DATA_BLOB blob = data_blob_null;
+
+	*_acl = NULL;
+	if (richacl_read_value(mem_ctx, richacl_get_path,
+			       discard_const_p(char, path), &blob) == -1) {
+		return errno == ENODATA;
+	}
+	if (richacl_from_xattr(blob.data, blob.length, &acl, &err) != 0 ||
+	    !richacl_talloc_own(mem_ctx, acl)) {
+		return false;
+	}
+	*_acl = acl;
+	return true;
+}
+
+/*
+ * May ut remove the directory fd (opened by root) from its parent, by the
+ * kernel's rules?  Either execute and delete_child on the parent (with the
+ * sticky-bit rule), or execute on the parent and delete on the directory.
+ * The parent is the directory's ".." now, which is the directory an rmdir
+ * of it acts on.  Must be called as root: the user may not look up ".." in
+ * a directory it cannot search.
+ */
+static bool richacl_may_delete_dir(int fd, const struct stat *st,
+				   const struct security_unix_token *ut)
+{
+	TALLOC_CTX *frame = talloc_stackframe();
+	struct richacl *pacl = NULL, *acl = NULL;
+	struct stat pst;
+	char *ppath = NULL, *path = NULL;
+	bool ok = false;
+	int pfd;
+
+	pfd = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (pfd == -1) {
+		goto out;
+	}
+	ppath = talloc_asprintf(frame, "/proc/self/fd/%d", pfd);
+	path = talloc_asprintf(frame, "/proc/self/fd/%d", fd);
+	if (ppath == NULL || path == NULL || fstat(pfd, &pst) == -1 ||
+	    !richacl_path_acl(frame, ppath, &pacl) ||
+	    !richacl_acl_grants(pacl, pst.st_uid, pst.st_gid, true, ut,
+				RICHACE_EXECUTE)) {
+		goto out;
+	}
+	if (richacl_acl_grants(pacl, pst.st_uid, pst.st_gid, true, ut,
+			       RICHACE_DELETE_CHILD) &&
+	    (!(pst.st_mode & S_ISVTX) || pst.st_uid == ut->uid ||
+	     st->st_uid == ut->uid)) {
+		ok = true;
+		goto out;
+	}
+	ok = richacl_path_acl(frame, path, &acl) &&
+	     richacl_acl_grants(acl, st->st_uid, st->st_gid, true, ut,
+				RICHACE_DELETE);
+out:
+	if (pfd != -1) {
+		close(pfd);
+	}
+	TALLOC_FREE(frame);
+	return ok;
+}
+
+/*
+ * The kernel refused the user an O_RDONLY|O_DIRECTORY open (EACCES).  If
+ * it is one of these, open the directory as root, and keep the descriptor
+ * only if it is the directory expected:
+ *  - smbd's open of the directory richacl_mkdirat() just made, or a
+ *    reopen through the creator's handle: the directory must be the new
+ *    one, owned by the user;
+ *  - smbd's internal open to see whether a directory is empty before it
+ *    sets delete-on-close (an internal directory handle): another handle
+ *    of this connection must hold DELETE on it, and the user must own the
+ *    directory or be allowed to delete it by the kernel's rules.  Whether
+ *    a directory is empty is what that user learns from rmdir anyway;
+ *    smbd's internal listings (can_delete_directory_fsp(), the veto files
+ *    rmdir_internals() removes, as the user) return no name to a client,
+ *    and a client's own listing needs FILE_LIST_DIRECTORY on its handle.
+ * Returns the descriptor, or -1 with errno EACCES.
+ */
+static int richacl_open_dir_for(struct vfs_handle_struct *handle,
+				struct richacl_config *config,
+				const struct files_struct *dirfsp,
+				const struct smb_filename *smb_fname,
+				struct files_struct *fsp,
+				const struct vfs_open_how *how)
+{
+	const struct security_unix_token *cur = get_current_utok(handle->conn);
+	struct richacl_fsp_ext *ext = VFS_FETCH_FSP_EXTENSION(handle, fsp);
+	struct security_unix_token user;
+	const struct security_unix_token *ut = &user;
+	struct files_struct *deleter = NULL;
+	SMB_STRUCT_STAT sbuf;
+	bool owner_only = true, same = false, allowed = false;
+	const char *why = NULL;
+	dev_t dev;
+	ino_t ino;
+	struct stat st;
+	int fd, err;
+
+	if ((how->flags & (O_ACCMODE | O_DIRECTORY | O_CREAT)) !=
+	    (O_RDONLY | O_DIRECTORY) || cur == NULL || cur->uid == 0) {
+		goto refuse;
+	}
+	/* become_root() changes what get_current_utok() points to. */
+	user = *cur;
+	if (config->new_dir_pending) {
+		dev = config->new_dir_dev;
+		ino = config->new_dir_ino;
+		why = "the creator's open of a new directory";
+	} else if (ext != NULL && ext->created) {
+		dev = ext->dev;
+		ino = ext->ino;
+		why = "a reopen through the creator's handle";
+	} else if (fsp->fsp_flags.is_dirfsp &&
+		   fsp->access_mask == FILE_LIST_DIRECTORY &&
+		   SMB_VFS_NEXT_FSTATAT(handle, dirfsp, smb_fname, &sbuf,
+					AT_SYMLINK_NOFOLLOW) == 0 &&
+		   S_ISDIR(sbuf.st_ex_mode)) {
+		dev = sbuf.st_ex_dev;
+		ino = sbuf.st_ex_ino;
+		deleter = richacl_delete_handle(handle, &sbuf, false);
+		if (deleter == NULL) {
+			goto refuse;
+		}
+		owner_only = false;
+		why = "the emptiness check of a directory to be deleted";
+	} else {
+		goto refuse;
+	}
+
+	become_root();
+	fd = SMB_VFS_NEXT_OPENAT(handle, dirfsp, smb_fname, fsp, how);
+	err = errno;
+	if (fd != -1 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    st.st_dev == dev && st.st_ino == ino) {
+		allowed = st.st_uid == ut->uid ||
+			  (!owner_only && richacl_may_delete_dir(fd, &st, ut));
+		same = true;
+	}
+	unbecome_root();
+	if (fd == -1) {
+		DBG_INFO("%s: %s: the open as root failed too: %s\n",
+			 smb_fname_str_dbg(smb_fname), why, strerror(err));
+		goto refuse;
+	}
+	if (!same) {
+		DBG_NOTICE("%s: %s: another directory is there now\n",
+			   smb_fname_str_dbg(smb_fname), why);
+		goto close_refuse;
+	}
+	if (!allowed) {
+		DBG_INFO("%s: %s: uid %u may not delete it\n",
+			 smb_fname_str_dbg(smb_fname), why,
+			 (unsigned int)ut->uid);
+		goto close_refuse;
+	}
+	DBG_INFO("%s: %s for uid %u, which the kernel refused\n",
+		 smb_fname_str_dbg(smb_fname), why, (unsigned int)ut->uid);
+	return fd;
+
+close_refuse:
+	close(fd);
+refuse:
+	errno = EACCES;
+	return -1;
+}
+
+/*
+ * The unlink (or rmdir) of a delete-on-close that the creator's handle
+ * set, which the kernel refused: the creator, who owns the object, grants
+ * itself delete on it with an owner@ entry put first, through its handle
+ * and with the kernel's consent (write_acl), unlinks as itself, and puts
+ * the acl back.  The kernel judges every step for the user; a name that
+ * now leads to another object is judged for that object.  A file with a
+ * set-id bit is left alone: the user's acl write would clear the setgid
+ * bit of a group it is not in.
+ */
+static int richacl_unlink_as_creator(struct vfs_handle_struct *handle,
+				     struct files_struct *dirfsp,
+				     const struct smb_filename *smb_fname,
+				     int flags)
+{
+	TALLOC_CTX *frame = talloc_stackframe();
+	struct richacl_error rerr = { .code = 0 };
+	struct richacl *acl = NULL;
+	struct richace grant = {
+		.e_type = RICHACE_ACCESS_ALLOWED_ACE_TYPE,
+		.e_flags = RICHACE_SPECIAL_WHO,
+		.e_mask = RICHACE_DELETE,
+		.e_id = RICHACE_OWNER_SPECIAL_ID,
+	};
+	struct files_struct *fsp = NULL;
+	DATA_BLOB orig = data_blob_null, blob = data_blob_null;
+	SMB_STRUCT_STAT sbuf;
+	NTSTATUS status;
+	int ret = -1, err = EACCES;
+
+	if (SMB_VFS_NEXT_FSTATAT(handle, dirfsp, smb_fname, &sbuf,
+				 AT_SYMLINK_NOFOLLOW) == -1 ||
+	    sbuf.st_ex_uid != get_current_uid(handle->conn) ||
+	    (sbuf.st_ex_mode & (S_ISUID | S_ISGID))) {
+		goto out;
+	}
+	fsp = richacl_delete_handle(handle, &sbuf, true);
+	if (fsp == NULL || richacl_read_blob(handle, fsp, frame, &orig) == -1) {
+		goto out;
+	}
+	if (richacl_from_xattr(orig.data, orig.length, &acl, &rerr) != 0 ||
+	    !richacl_talloc_own(frame, acl) ||
+	    richacl_insert_entry(acl, 0, &grant) != 0) {
+		goto out;
+	}
+	if (acl->a_flags & RICHACL_MASKED) {
+		acl->a_owner_mask |= RICHACE_DELETE;
+	}
+	status = richacl_encode(frame, fsp_str_dbg(fsp), acl, &blob);
+	if (!NT_STATUS_IS_OK(status) ||
+	    SMB_VFS_NEXT_FSETXATTR(handle, fsp, RICHACL_XATTR, blob.data,
+				   blob.length, 0) == -1) {
+		goto out;
+	}
+	ret = SMB_VFS_NEXT_UNLINKAT(handle, dirfsp, smb_fname, flags);
+	err = errno;
+	if (SMB_VFS_NEXT_FSETXATTR(handle, fsp, RICHACL_XATTR, orig.data,
+				   orig.length, 0) == -1) {
+		DBG_ERR("%s: cannot put back the acl after the creator's "
+			"delete-on-close (%s): owner@ keeps delete: %s\n",
+			fsp_str_dbg(fsp), ret == 0 ? "done" : "refused",
+			strerror(errno));
+	}
+	DBG_INFO("%s: the creator's delete-on-close: %s\n",
+		 fsp_str_dbg(fsp), ret == 0 ? "done" : strerror(err));
+out:
+	TALLOC_FREE(frame);
+	errno = err;
+	return ret;
+}
+
+static int richacl_unlinkat(struct vfs_handle_struct *handle,
+			    struct files_struct *dirfsp,
+			    const struct smb_filename *smb_fname,
+			    int flags)
+{
+	int ret = SMB_VFS_NEXT_UNLINKAT(handle, dirfsp, smb_fname, flags);
+
+	if (ret == 0 || errno != EACCES || is_named_stream(smb_fname)) {
+		return ret;
+	}
+	return richacl_unlink_as_creator(handle, dirfsp, smb_fname, flags);
+}
+
 /*
  * The fix-up of a directory richacl_mkdirat() made, if fd is that one.
  * The acl is stored as root to keep the kernel's setgid bit only if uid
  * (the connected user) owns the directory: the name richacl_mkdirat()
  * looked up may by then be another directory that somebody swapped in.
  */
-static void richacl_fix_new_dir(struct richacl_config *config,
+static void richacl_fix_new_dir(struct vfs_handle_struct *handle,
+				struct richacl_config *config,
 				const struct files_struct *dirfsp,
 				const struct smb_filename *smb_fname,
+				struct files_struct *fsp,
 				int fd, uid_t uid)
 {
 	TALLOC_CTX *frame = NULL;
@@ -1553,6 +1963,10 @@ static void richacl_fix_new_dir(struct richacl_config *config,
 	if (dirfsp == NULL || fstat(fd, &st) == -1 || !S_ISDIR(st.st_mode) ||
 	    st.st_dev != config->new_dir_dev ||
 	    st.st_ino != config->new_dir_ino) {
+		return;
+	}
+	richacl_note_creator(handle, fsp, &st, uid);
+	if (!config->fix_create_masks) {
 		return;
 	}
 	frame = talloc_stackframe();
@@ -1580,6 +1994,7 @@ static int richacl_openat(struct vfs_handle_struct *handle,
 	char *parent = NULL;
 	struct richacl_fsp_ext *ext = NULL;
 	struct vfs_open_how my_how;
+	struct stat st;
 	bool inherited;
 	int fd;
 
@@ -1600,19 +2015,27 @@ static int richacl_openat(struct vfs_handle_struct *handle,
 		my_how.flags |= O_APPEND;
 	}
 	fd = SMB_VFS_NEXT_OPENAT(handle, dirfsp, smb_fname, fsp, &my_how);
+	if (fd == -1 && errno == EACCES) {
+		fd = richacl_open_dir_for(handle, config, dirfsp, smb_fname,
+					  fsp, &my_how);
+	}
 	if (fd == -1) {
 		config->new_dir_pending = false;
 		return fd;
 	}
-	richacl_fix_new_dir(config, dirfsp, smb_fname, fd,
+	richacl_fix_new_dir(handle, config, dirfsp, smb_fname, fsp, fd,
 			    get_current_uid(handle->conn));
-	if (!config->fix_create_masks) {
-		return fd;
-	}
 	/* smbd creates with O_CREAT|O_EXCL: only then do we know. */
 	if ((how->flags & (O_CREAT | O_EXCL)) != (O_CREAT | O_EXCL) ||
 	    dirfsp == NULL || fsp_is_alternate_stream(fsp) ||
 	    is_named_stream(smb_fname)) {
+		return fd;
+	}
+	if (fstat(fd, &st) == 0) {
+		richacl_note_creator(handle, fsp, &st,
+				     get_current_uid(handle->conn));
+	}
+	if (!config->fix_create_masks) {
 		return fd;
 	}
 
@@ -1625,9 +2048,14 @@ static int richacl_openat(struct vfs_handle_struct *handle,
 	TALLOC_FREE(frame);
 
 	if (inherited) {
-		ext = VFS_ADD_FSP_EXTENSION(handle, fsp,
-					    struct richacl_fsp_ext, NULL);
+		ext = VFS_FETCH_FSP_EXTENSION(handle, fsp);
+		if (ext == NULL) {
+			ext = VFS_ADD_FSP_EXTENSION(handle, fsp,
+						    struct richacl_fsp_ext,
+						    NULL);
+		}
 		if (ext != NULL) {
+			ext->chmod_marker = true;
 			ext->create_mode = how->mode & 07777;
 		}
 	}
@@ -1658,7 +2086,7 @@ static int richacl_mkdirat(struct vfs_handle_struct *handle,
 
 	config->new_dir_pending = false;
 	ret = SMB_VFS_NEXT_MKDIRAT(handle, dirfsp, smb_fname, mode);
-	if (ret == -1 || !config->fix_create_masks) {
+	if (ret == -1) {
 		return ret;
 	}
 	name = cp_smb_filename(talloc_tos(), smb_fname);
@@ -1736,61 +2164,27 @@ static bool richacl_kernel_grants(struct vfs_handle_struct *handle,
 {
 	TALLOC_CTX *frame = talloc_stackframe();
 	struct richacl *acl = NULL;
-	struct richacl_file file;
-	struct richacl_cred cred;
-	uint32_t *groups = NULL;
 	SMB_STRUCT_STAT st;
 	NTSTATUS status;
-	uint32_t i;
 	bool ok = false;
 
 	if (SMB_VFS_NEXT_FSTAT(handle, fsp, &st) == -1) {
 		goto out;
 	}
-	if (st.st_ex_uid == ut->uid &&
-	    (mask & ~RICHACE_POSIX_OWNER_ALLOWED) == 0) {
-		ok = true;
-		goto out;
+	if (st.st_ex_uid != ut->uid ||
+	    (mask & ~RICHACE_POSIX_OWNER_ALLOWED) != 0) {
+		status = richacl_fget(handle, fsp, frame, &acl);
+		if (!NT_STATUS_IS_OK(status)) {
+			errno = map_errno_from_nt_status(status);
+			goto out;
+		}
 	}
-	status = richacl_fget(handle, fsp, frame, &acl);
-	if (!NT_STATUS_IS_OK(status)) {
-		errno = map_errno_from_nt_status(status);
-		goto out;
-	}
-	if (acl == NULL) {
-		/*
-		 * Only a mode: the kernel lets nobody but the owner set
-		 * times or the mode, whatever the mode says.
-		 */
-		errno = EACCES;
-		goto out;
-	}
-	groups = talloc_array(frame, uint32_t, ut->ngroups + 1);
-	if (groups == NULL) {
-		errno = ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < ut->ngroups; i++) {
-		groups[i] = ut->groups[i];
-	}
-	cred = (struct richacl_cred) {
-		.uid = ut->uid,
-		.gid = ut->gid,
-		.ngroups = ut->ngroups,
-		.groups = groups,
-	};
-	file = (struct richacl_file) {
-		.owner = st.st_ex_uid,
-		.group = st.st_ex_gid,
-		.isdir = S_ISDIR(st.st_ex_mode),
-	};
-	if (st.st_ex_uid == ut->uid) {
-		mask &= ~RICHACE_POSIX_OWNER_ALLOWED;
-	}
-	ok = richacl_permission(acl, &file, &cred, mask) == 0;
-	if (!ok) {
-		errno = EACCES;
-	}
+	/*
+	 * acl NULL is only a mode: the kernel lets nobody but the owner set
+	 * times or the mode, whatever the mode says.
+	 */
+	ok = richacl_acl_grants(acl, st.st_ex_uid, st.st_ex_gid,
+				S_ISDIR(st.st_ex_mode), ut, mask);
 out:
 	TALLOC_FREE(frame);
 	return ok;
@@ -1981,7 +2375,7 @@ static int richacl_fchmod(struct vfs_handle_struct *handle,
 	posix = (fsp->posix_flags & FSP_POSIX_FLAGS_OPEN) ||
 		(fsp->fsp_name->flags & SMB_FILENAME_POSIX_PATH);
 	ext = VFS_FETCH_FSP_EXTENSION(handle, fsp);
-	if (ext != NULL) {
+	if (ext != NULL && ext->chmod_marker) {
 		/*
 		 * The chmod to "create mask" right after the create (never
 		 * made for a POSIX open): the permission bits stay as
@@ -1989,7 +2383,7 @@ static int richacl_fchmod(struct vfs_handle_struct *handle,
 		 * special bits are considered (below).
 		 */
 		keep_perm = !posix && (mode & 07777) == ext->create_mode;
-		VFS_REMOVE_FSP_EXTENSION(handle, fsp);
+		ext->chmod_marker = false;
 		if (keep_perm) {
 			DBG_DEBUG("%s: keeping the permission bits of a file "
 				  "that inherited its ACL (chmod 0%o)\n",
@@ -2460,6 +2854,7 @@ static struct vfs_fn_pointers vfs_richacl_fns = {
 	.openat_fn = richacl_openat,
 	.create_file_fn = richacl_create_file,
 	.mkdirat_fn = richacl_mkdirat,
+	.unlinkat_fn = richacl_unlinkat,
 	.fchmod_fn = richacl_fchmod,
 	.fchown_fn = richacl_fchown,
 	.fntimes_fn = richacl_fntimes,

@@ -25,6 +25,7 @@
 #    allocates gids for the well-known SIDs (DIR/winbindd.log, DIR/winbindd.pid),
 #  - starts "smbd -F" in the background (log: DIR/smbd.log, pid: DIR/smbd.pid)
 #    and waits until it accepts connections on 127.0.0.1:PORT.
+#    RICHACL_SMBD_DEBUG=N in the environment sets smbd's debug level (default 1).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -151,7 +152,7 @@ map_builtin_users() {	# passdb|winbind
 
 start_winbindd() {
 	mkdir -p /run/samba	# the socket directory libwbclient looks in
-	setsid winbindd -F --no-process-group -s "$state/smb.conf" --debug-stdout -d1 \
+	setsid winbindd -F --no-process-group -s "$state/smb.conf" --debug-stdout -d"${RICHACL_SMBD_DEBUG:-1}" \
 		</dev/null >"$state/winbindd.log" 2>&1 &
 	echo $! >"$state/winbindd.pid"
 	local i
@@ -223,7 +224,7 @@ cmd_start() {
 	fi
 	map_builtin_users "$identity"
 	# Own session: on shutdown smbd signals its whole process group.
-	setsid smbd -F --no-process-group -s "$state/smb.conf" --debug-stdout -d1 \
+	setsid smbd -F --no-process-group -s "$state/smb.conf" --debug-stdout -d"${RICHACL_SMBD_DEBUG:-1}" \
 		</dev/null >"$state/smbd.log" 2>&1 &
 	echo $! >"$state/smbd.pid"
 	wait_ready "$port"

@@ -23,6 +23,19 @@ code under test printed.
   S-W-owner  with write_owner, bob may take alice's file but not give it to
              carol: STATUS_INVALID_OWNER, as Windows answers without
              SeRestorePrivilege; the owner is unchanged.
+  S-W-creator the creating handle has the access its create asked for, as
+             on Windows, although the inherited acl grants the creator
+             nothing: a new directory opened for listing; a new file and a
+             new directory created delete-on-close are gone after the close,
+             where neither the parent's delete_child nor the new object's
+             delete is granted.  No other handle gains anything, the acl is
+             left as inherited (also for a hard link that survives), and
+             the kernel still refuses the creator a local listing.
+  S-W-rmdir  an empty directory is removed through the parent's
+             delete_child by a user who may not list it (as a local rmdir
+             by him succeeds); a non-empty one answers
+             DIRECTORY_NOT_EMPTY and stays; the listing stays refused; no
+             delete_child, or a sticky parent, and the directory stays.
 
 Output: "ok ID desc" / "FAIL ID desc: details" lines and "N passed, N failed".
 
@@ -39,6 +52,7 @@ import verdict
 from run import FULL_DIR, OK, SetupError
 
 NOT_SUPPORTED = "NT_STATUS_NOT_SUPPORTED"
+NOT_EMPTY = "NT_STATUS_DIRECTORY_NOT_EMPTY"
 INVALID_OWNER = "NT_STATUS_INVALID_OWNER"
 FILE_MODIFY = 0x001301bf        # Explorer's "Modify"
 MODIFY = "rwpxDaARWcS"          # the same as richacl text
@@ -46,7 +60,7 @@ PLAIN_SHARE = "rplain"          # testenv/smb/smbconf.sh --test-shares
 
 
 class Windows(verdict.Verdict):
-    ROWS = ["S-W-fa", "S-W-plain", "S-W-apply", "S-W-owner"]
+    ROWS = ["S-W-fa", "S-W-plain", "S-W-apply", "S-W-owner", "S-W-creator", "S-W-rmdir"]
 
     def __init__(self, args):
         super().__init__(args)
@@ -220,6 +234,149 @@ class Windows(verdict.Verdict):
         self.expect_smb(row, "bob takes it himself", OK, st)
         self.expect_state(row, "bob owns it", self.owner("wown/f") == 1002,
                           f"uid {self.owner('wown/f')}")
+
+    def create(self, user, rel, access, options, disposition=run.FILE_CREATE):
+        """(status, fnum) of a create by user on [richacl]."""
+        return self.smb(self.conn_on(user, "richacl").create, self.w(rel),
+                        DesiredAccess=access, ShareAccess=run.SHARE_ALL,
+                        CreateDisposition=disposition, CreateOptions=options)
+
+    def local_listdir(self, user, rel):
+        return self.local(user, lambda: os.listdir(self.p(rel)))
+
+    def s_w_creator(self):
+        """S-W-creator: the creating handle has the access it asked for."""
+        row = "S-W-creator"
+        list_dir = run.READ_DATA | run.READ_ATTRIBUTES | run.SYNCHRONIZE
+        # alice may add files and subdirectories, not delete them; what she
+        # creates inherits only a file entry (inherit-only on a directory)
+        self.mkdir("wcr", "everyone@:rwpxaRcS::allow user:alice:waRcS:f:allow")
+        st, fnum = self.create("alice", "wcr/d", list_dir, run.FILE_DIRECTORY_FILE)
+        self.expect_smb(row, "alice creates wcr\\d, opened for listing", OK, st)
+        if st == OK:
+            self.smb(self.conn_on("alice", "richacl").close, fnum)
+        self.expect_state(row, "wcr/d exists, owned by alice",
+                          self.exists("wcr/d") and self.owner("wcr/d") == 1001,
+                          f"exists {self.exists('wcr/d')}")
+        before = self.aclentries("wcr/d")
+        self.expect_state(row, "its acl is the inherited one: one inherit-only entry",
+                          len(before[1]) == 1 and "i" in before[1][0][2], f"{before}")
+        st, _ = self.create("alice", "wcr/d", list_dir, run.FILE_DIRECTORY_FILE, run.FILE_OPEN)
+        self.expect_smb(row, "a second open of wcr\\d for listing (not the creator's)",
+                        run.DENIED, st)
+        self.expect_local(row, "alice lists wcr/d locally (kernel)", "DENIED",
+                          self.local_listdir("alice", "wcr/d"))
+        self.expect_state(row, "wcr/d's acl unchanged", self.aclentries("wcr/d") == before,
+                          f"{self.aclentries('wcr/d')}")
+
+        # delete-on-close on the creator's handle: a file, then a directory
+        doc = run.DELETE | run.WRITE_DATA | run.READ_ATTRIBUTES | run.SYNCHRONIZE
+        st, fnum = self.create("alice", "wcr/f", doc,
+                               run.FILE_NON_DIRECTORY_FILE | run.FILE_DELETE_ON_CLOSE)
+        self.expect_smb(row, "alice creates wcr\\f delete-on-close", OK, st)
+        if st == OK:
+            self.smb(self.conn_on("alice", "richacl").write, fnum, b"data\n", 0)
+            st = self.smb(self.conn_on("alice", "richacl").close, fnum)[0]
+            self.expect_smb(row, "and closes it", OK, st)
+        self.expect_state(row, "wcr/f is gone", not self.exists("wcr/f"), "it exists")
+        st, fnum = self.create("alice", "wcr/dd", run.DELETE | list_dir,
+                               run.FILE_DIRECTORY_FILE | run.FILE_DELETE_ON_CLOSE)
+        self.expect_smb(row, "alice creates directory wcr\\dd delete-on-close", OK, st)
+        if st == OK:
+            self.smb(self.conn_on("alice", "richacl").close, fnum)
+        self.expect_state(row, "wcr/dd is gone", not self.exists("wcr/dd"), "it exists")
+
+        # a hard link made meanwhile survives, with the acl as inherited
+        st, fnum = self.create("alice", "wcr/l", doc,
+                               run.FILE_NON_DIRECTORY_FILE | run.FILE_DELETE_ON_CLOSE)
+        self.expect_smb(row, "alice creates wcr\\l delete-on-close", OK, st)
+        if st == OK:
+            inherited = self.aclentries("wcr/l")
+            os.link(self.p("wcr/l"), self.p("wcr/l2"))
+            self.smb(self.conn_on("alice", "richacl").close, fnum)
+            self.expect_state(row, "wcr/l is gone, its hard link wcr/l2 stays",
+                              not self.exists("wcr/l") and self.exists("wcr/l2"),
+                              f"l {self.exists('wcr/l')}, l2 {self.exists('wcr/l2')}")
+            self.expect_state(row, "wcr/l2 has the inherited acl, no entry added",
+                              self.aclentries("wcr/l2") == inherited,
+                              f"{inherited} -> {self.aclentries('wcr/l2')}")
+            st, _ = self.create("alice", "wcr/l2", run.DELETE, run.FILE_NON_DIRECTORY_FILE,
+                                run.FILE_OPEN)
+            self.expect_smb(row, "alice opens wcr\\l2 for DELETE (not the creator's handle)",
+                            run.DENIED, st)
+            self.expect_local(row, "alice unlinks wcr/l2 locally (kernel)", "DENIED",
+                              self.local("alice", lambda: os.unlink(self.p("wcr/l2"))))
+        # not the creator: a file alice created earlier keeps its acl's verdict
+        st = self.smb_create_file("alice", "wcr/k", b"kept\n")
+        self.expect_smb(row, "alice creates wcr\\k (no delete-on-close)", OK, st)
+        st, _ = self.create("alice", "wcr/k", run.DELETE, run.FILE_NON_DIRECTORY_FILE,
+                            run.FILE_OPEN)
+        self.expect_smb(row, "alice reopens wcr\\k for DELETE", run.DENIED, st)
+        self.expect_state(row, "wcr/k stays", self.exists("wcr/k"), "it is gone")
+
+    def s_w_rmdir(self):
+        """S-W-rmdir: the parent's delete_child removes a directory one may not list."""
+        row = "S-W-rmdir"
+        c = self.conn_on("bob", "richacl")
+        # no SYNCHRONIZE: the parent's delete_child stands in for DELETE only
+        dir_delete = run.DELETE | run.READ_ATTRIBUTES
+        self.mkdir("wrd", "everyone@:rwpxdaRcS::allow")
+        for name in ("e", "n", "local"):
+            self.mkdir(f"wrd/{name}", f"owner@:{FULL_DIR}::allow", owner=1003)
+        self.mkfile("wrd/n/inside", owner=1003)
+        self.expect_local(row, "bob may not list carol's wrd/e (kernel)", "DENIED",
+                          self.local_listdir("bob", "wrd/e"))
+        self.expect_local(row, "bob removes carol's empty wrd/local with rmdir (kernel)", "OK",
+                          self.local("bob", lambda: os.rmdir(self.p("wrd/local"))))
+        st, fnum = self.create("bob", "wrd/e", dir_delete, run.FILE_DIRECTORY_FILE,
+                               run.FILE_OPEN)
+        self.expect_smb(row, "bob opens carol's wrd\\e for DELETE", OK, st)
+        if st == OK:
+            st = self.smb(c.delete_on_close, fnum, 1)[0]
+            self.expect_smb(row, "and sets delete-on-close on the empty directory", OK, st)
+            self.smb(c.close, fnum)
+        self.expect_state(row, "wrd/e is gone", not self.exists("wrd/e"), "it exists")
+        st, fnum = self.create("bob", "wrd/n", dir_delete, run.FILE_DIRECTORY_FILE,
+                               run.FILE_OPEN)
+        self.expect_smb(row, "bob opens carol's non-empty wrd\\n for DELETE", OK, st)
+        if st == OK:
+            st = self.smb(c.delete_on_close, fnum, 1)[0]
+            # Windows: DIRECTORY_NOT_EMPTY.  smbd lstat()s each entry as
+            # bob, who may not traverse carol's directory: ACCESS_DENIED.
+            self.expect_smb_any(row, "delete-on-close on a non-empty directory is refused",
+                                [NOT_EMPTY, run.DENIED], st)
+            self.smb(c.close, fnum)
+        self.expect_state(row, "wrd/n and wrd/n/inside stay", self.exists("wrd/n/inside"),
+                          "gone")
+        st, _ = self.create("bob", "wrd/n", run.READ_DATA | run.SYNCHRONIZE,
+                            run.FILE_DIRECTORY_FILE, run.FILE_OPEN)
+        self.expect_smb(row, "bob still may not open wrd\\n for listing", run.DENIED, st)
+
+        # no delete_child for bob: nothing to delete with
+        self.mkdir("wrx", "everyone@:rwpxaRcS::allow")
+        self.mkdir("wrx/e", f"owner@:{FULL_DIR}::allow", owner=1003)
+        st, fnum = self.create("bob", "wrx/e", dir_delete, run.FILE_DIRECTORY_FILE,
+                               run.FILE_OPEN)
+        self.expect_smb(row, "without delete_child bob may not open wrx\\e for DELETE",
+                        run.DENIED, st)
+        if st == OK:
+            self.smb(c.close, fnum)
+        self.expect_state(row, "wrx/e stays", self.exists("wrx/e"), "gone")
+
+        # a sticky parent: delete_child is not enough for bob (kernel rule)
+        self.mkdir("wrs", "everyone@:rwpxdaRcS::allow")
+        os.chmod(self.p("wrs"), os.stat(self.p("wrs")).st_mode | 0o1000)
+        self.mkdir("wrs/e", f"owner@:{FULL_DIR}::allow", owner=1003)
+        self.expect_local(row, "bob's local rmdir of wrs/e in a sticky directory", "DENIED",
+                          self.local("bob", lambda: os.rmdir(self.p("wrs/e"))))
+        st, fnum = self.create("bob", "wrs/e", dir_delete, run.FILE_DIRECTORY_FILE,
+                               run.FILE_OPEN)
+        if st == OK:
+            st = self.smb(c.delete_on_close, fnum, 1)[0]
+            self.smb(c.close, fnum)
+        self.expect_smb_any(row, "bob's delete of wrs/e is refused (open or delete-on-close)",
+                            [run.DENIED], st)
+        self.expect_state(row, "wrs/e stays", self.exists("wrs/e"), "gone")
 
 
 def plain_path_arg(ap):
