@@ -23,6 +23,9 @@
 #    and say nothing about ACLs.  These suites therefore run one test per
 #    smbtorture process, each on an emptied share (as Samba's selftest
 #    starts from a fresh share),
+#    smb2.streams runs against [rstreams] and [astreams], the same paths with
+#    streams_xattr stacked above the ACL module, and is filed under richacl
+#    and aclxattr,
 # 5. stops smbd and leaves its log in DIR/smbd.log,
 # 6. starts the server again with winbindd (server.sh --identity winbind),
 #    records the gids winbindd gives the well-known SIDs (DIR/winbind-ids.txt)
@@ -35,7 +38,10 @@ set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 SUITES="smb2.acls smb2.create smb2.rename smb2.delete-on-close-perms smb2.sdread
-	smb2.maximum_allowed base.delete raw.acls"
+	smb2.maximum_allowed base.delete raw.acls
+	smb2.getinfo smb2.setinfo smb2.lock smb2.streams smb2.dir
+	raw.open raw.mkdir raw.unlink raw.rename raw.sfileinfo raw.qfileinfo
+	base.attr base.chkpath"
 SHARES="richacl aclxattr"
 out="" tools="" module="" rich_dev=/dev/vda plain_dev=/dev/vdb
 run_suite=1 run_torture=1
@@ -137,14 +143,23 @@ empty_share() {	# share
 
 # Suites whose tests run one by one, each on an emptied share (see above).
 SPLIT_SUITES="smb2.acls raw.acls"
+# Suites that need named streams run against the share of the same path
+# with streams_xattr stacked above the ACL module (smbconf.sh --test-shares);
+# their results are filed under the share they stand for.
+STREAMS_SUITES="smb2.streams smb2.getinfo smb2.setinfo smb2.dir raw.qfileinfo raw.sfileinfo raw.rename"
+declare -A STREAMS_SHARE=([richacl]=rstreams [aclxattr]=astreams)
 
 # torture_one STATE SHARE TEST RES PROTO...: one smbtorture run appended to RES.*
 torture_one() {
-	local state=$1 share=$2 test=$3 res=$4 rc pw
+	local state=$1 share=$2 test=$3 res=$4 rc pw target=$2
 	shift 4
+	# "smb2.streams.rename" -> "smb2.streams"
+	if [[ " $STREAMS_SUITES " == *" $(cut -d. -f1,2 <<<"$test") "* ]]; then
+		target=${STREAMS_SHARE[$share]:?no streams share for $share}
+	fi
 	pw=$(awk -v u="$TORTURE_USER" '$1 == u { print $3 }' "$state/users")
 	runuser -u "$TORTURE_USER" -- timeout -k 10 600 \
-		smbtorture "//127.0.0.1/$share" -s "$state/client.conf" \
+		smbtorture "//127.0.0.1/$target" -s "$state/client.conf" \
 		"-U$TORTURE_USER%$pw" -T samba3 "$@" \
 		--format=subunit --fullname --basedir="$basedir" "$test" \
 		>>"$res.subunit" 2>>"$res.stderr" </dev/null

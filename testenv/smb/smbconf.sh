@@ -162,6 +162,14 @@ cat <<EOF
 	richacl:chmod = apply
 	store dos attributes = no
 
+[rstreams]
+	copy = richacl
+	vfs objects = streams_xattr richacl
+
+[astreams]
+	copy = aclxattr
+	vfs objects = streams_xattr acl_xattr
+
 [rplain]
 	path = ${aclxattr%/*}/rplain
 	read only = no

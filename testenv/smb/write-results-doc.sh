@@ -31,7 +31,11 @@ QEMU guest, listening on the guest's loopback port 445, one smbd serving both sh
 - \`[aclxattr]\`: \`vfs objects = acl_xattr\` on a plain ext4 file system (NT ACL in
   \`security.NTACL\`, POSIX ACLs underneath: the usual Samba setup);
 - \`[hideunread]\`: \`copy =\` the share under test, \`hide unreadable = yes\` (for
-  smb2.acls.ACCESSBASED).
+  smb2.acls.ACCESSBASED);
+- \`[rstreams]\` and \`[astreams]\`: the paths of \`[richacl]\` and \`[aclxattr]\` with
+  \`streams_xattr\` stacked above the ACL module. smb2.streams, smb2.getinfo,
+  smb2.setinfo, smb2.dir, raw.qfileinfo, raw.sfileinfo and raw.rename use named
+  streams and ran against them; their rows are filed under richacl and aclxattr.
 
 Each suite ran on an emptied share directory owned by the SMB user, as the unprivileged
 SMB user \`alice\` (no admin users), with the smbtorture process itself running as the
@@ -46,7 +50,8 @@ $([ -n "$wbtable" ] && [ -f "$wbtable" ] && printf '\n%s\n\n%s\n' \
 
 For comparison, reference/smb-testing.md measured on the host (no QEMU, acl_xattr):
 smb2.acls 14/0, smb2.create 12/4, smb2.rename 9/2, smb2.delete-on-close-perms 9/0,
-smb2.sdread 1/0, smb2.maximum_allowed 0/1, base.delete 34/3, raw.acls 12/0.
+smb2.sdread 1/0, smb2.maximum_allowed 0/1, base.delete 34/3, raw.acls 12/0
+(the other suites were not measured there).
 (In the guest, smb2.create.bench-path-contention-shared aborts because the guest's
 clock has 4 ms resolution; see the known-fail list.)
 
