@@ -1855,6 +1855,204 @@ refuse:
 }
 
 /*
+ * An open for execute without read_data (FILE_EXECUTE, as GENERIC_EXECUTE
+ * maps to): smbd opens a data descriptor O_RDONLY, for which the kernel
+ * wants read_data, and Linux has no execute-only open.  When the kernel
+ * refused that open, and grants the user execute on the file (faccessat()
+ * with the effective ids: the kernel's own verdict), the handle becomes
+ * what smbd calls a stat open: an O_PATH descriptor with is_pathref set,
+ * which smbd serves like the handles it opens for attributes or the ACL
+ * alone (vfs.h, "The fsp flags is_pathref and is_fsa").  The handle then
+ * exists, as on Windows; a read through it answers ACCESS_DENIED
+ * (CHECK_READ_SMB2()), so the kernel still never grants read_data.
+ * Returns the descriptor, or -1 with errno EACCES.
+ */
+static int richacl_open_exec_only(struct vfs_handle_struct *handle,
+				  const struct files_struct *dirfsp,
+				  const struct smb_filename *smb_fname,
+				  struct files_struct *fsp,
+				  const struct vfs_open_how *how)
+{
+	uint32_t data = FILE_READ_DATA | FILE_WRITE_DATA | FILE_APPEND_DATA;
+	struct vfs_open_how path_how = {
+		.flags = O_PATH | (how->flags & (O_NOFOLLOW | O_CLOEXEC)),
+	};
+	struct stat st;
+	int fd;
+
+	/*
+	 * O_CREAT without O_EXCL (FILE_OPEN_IF) only for a file that
+	 * existed: the O_PATH open creates nothing.
+	 */
+	if ((how->flags & (O_ACCMODE | O_TRUNC | O_DIRECTORY)) != O_RDONLY ||
+	    ((how->flags & O_CREAT) &&
+	     ((how->flags & O_EXCL) || !VALID_STAT(fsp->fsp_name->st))) ||
+	    !(fsp->access_mask & FILE_EXECUTE) ||
+	    (fsp->access_mask & data) || fsp->fsp_flags.is_directory ||
+	    fsp_is_alternate_stream(fsp) || is_named_stream(smb_fname)) {
+		goto refuse;
+	}
+	fd = SMB_VFS_NEXT_OPENAT(handle, dirfsp, smb_fname, fsp, &path_how);
+	if (fd == -1) {
+		goto refuse;
+	}
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    faccessat(fd, "", X_OK, AT_EACCESS | AT_EMPTY_PATH) == -1) {
+		DBG_INFO("%s: the kernel grants no execute either\n",
+			 smb_fname_str_dbg(smb_fname));
+		close(fd);
+		goto refuse;
+	}
+	fsp->fsp_flags.is_pathref = true;
+	DBG_INFO("%s: an execute-only handle, served as a stat open\n",
+		 smb_fname_str_dbg(smb_fname));
+	return fd;
+refuse:
+	errno = EACCES;
+	return -1;
+}
+
+/*
+ * A directory handle that may add files or subdirectories but not list
+ * (GENERIC_WRITE on a directory): smbd reopens it O_RDONLY|O_DIRECTORY so
+ * that an SMB2 FLUSH has a descriptor (open_directory()), and the kernel
+ * wants list_directory for that.  Creating in the directory goes by name
+ * and is the kernel's decision each time; the handle itself needs no
+ * readable descriptor.  When the kernel refused the reopen, and the acl
+ * grants the user the add rights asked for by the kernel's rules
+ * (richacl_permission()), the handle becomes a stat open, as in
+ * richacl_open_exec_only().  Internal directory opens (is_dirfsp), which
+ * list, are never served.  Returns the descriptor, or -1 with errno EACCES.
+ */
+static int richacl_open_dir_add_only(struct vfs_handle_struct *handle,
+				     const struct files_struct *dirfsp,
+				     const struct smb_filename *smb_fname,
+				     struct files_struct *fsp,
+				     const struct vfs_open_how *how)
+{
+	TALLOC_CTX *frame = NULL;
+	const struct security_unix_token *ut = get_current_utok(handle->conn);
+	struct vfs_open_how path_how = {
+		.flags = O_PATH | O_DIRECTORY |
+			 (how->flags & (O_NOFOLLOW | O_CLOEXEC)),
+	};
+	struct richacl *acl = NULL;
+	uint32_t mask = 0;
+	char *path = NULL;
+	struct stat st;
+	bool ok;
+	int fd;
+
+	if (fsp->access_mask & FILE_ADD_FILE) {
+		mask |= RICHACE_ADD_FILE;
+	}
+	if (fsp->access_mask & FILE_ADD_SUBDIRECTORY) {
+		mask |= RICHACE_ADD_SUBDIRECTORY;
+	}
+	if ((how->flags & (O_ACCMODE | O_CREAT | O_DIRECTORY)) !=
+	    (O_RDONLY | O_DIRECTORY) || mask == 0 || ut == NULL ||
+	    (fsp->access_mask & FILE_LIST_DIRECTORY) ||
+	    fsp->fsp_flags.is_dirfsp) {
+		goto refuse;
+	}
+	fd = SMB_VFS_NEXT_OPENAT(handle, dirfsp, smb_fname, fsp, &path_how);
+	if (fd == -1) {
+		goto refuse;
+	}
+	frame = talloc_stackframe();
+	path = talloc_asprintf(frame, "/proc/self/fd/%d", fd);
+	ok = path != NULL && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) &&
+	     richacl_path_acl(frame, path, &acl) &&
+	     richacl_acl_grants(acl, st.st_uid, st.st_gid, true, ut, mask);
+	TALLOC_FREE(frame);
+	if (!ok) {
+		DBG_INFO("%s: the kernel grants no add either\n",
+			 smb_fname_str_dbg(smb_fname));
+		close(fd);
+		goto refuse;
+	}
+	fsp->fsp_flags.is_pathref = true;
+	DBG_INFO("%s: a directory handle that may add but not list, served "
+		 "as a stat open\n", smb_fname_str_dbg(smb_fname));
+	return fd;
+refuse:
+	errno = EACCES;
+	return -1;
+}
+
+/*
+ * Take back the delete that richacl_unlink_as_creator() granted: written
+ * is the acl it wrote (orig plus grant first).  If the acl is still that
+ * one, put orig back.  If somebody with write_acl changed it meanwhile
+ * (the object may live on under another link), keep that change and take
+ * out only the grant, if it is still the first entry, and the delete it
+ * added to the owner mask.  There is no compare-and-swap for xattrs: a
+ * write between this read and this write is still lost, a window of two
+ * system calls.
+ */
+static void richacl_take_back_grant(struct vfs_handle_struct *handle,
+				    struct files_struct *fsp,
+				    const DATA_BLOB *orig,
+				    const DATA_BLOB *written,
+				    const struct richace *grant,
+				    uint32_t mask_had_delete)
+{
+	TALLOC_CTX *frame = talloc_stackframe();
+	struct richacl_error rerr = { .code = 0 };
+	struct richacl *acl = NULL;
+	DATA_BLOB now = data_blob_null, blob = data_blob_null;
+	const struct richace *first = NULL;
+	const char *what = NULL;
+
+	if (richacl_read_blob(handle, fsp, frame, &now) == -1) {
+		what = "cannot read it";
+		goto fail;
+	}
+	if (data_blob_cmp(&now, written) == 0) {
+		if (SMB_VFS_NEXT_FSETXATTR(handle, fsp, RICHACL_XATTR,
+					   orig->data, orig->length, 0) == -1) {
+			what = "cannot write it";
+			goto fail;
+		}
+		goto out;
+	}
+	if (richacl_from_xattr(now.data, now.length, &acl, &rerr) != 0 ||
+	    !richacl_talloc_own(frame, acl)) {
+		what = "cannot decode it";
+		goto fail;
+	}
+	first = acl->a_count > 0 ? &acl->a_entries[0] : NULL;
+	if (first == NULL || first->e_type != grant->e_type ||
+	    first->e_flags != grant->e_flags ||
+	    first->e_mask != grant->e_mask || first->e_id != grant->e_id) {
+		DBG_NOTICE("%s: the acl was changed after the creator's "
+			   "grant, and the grant is gone: left as it is\n",
+			   fsp_str_dbg(fsp));
+		goto out;
+	}
+	richacl_delete_entry(acl, 0);
+	if (!mask_had_delete) {
+		acl->a_owner_mask &= ~RICHACE_DELETE;
+	}
+	if (!NT_STATUS_IS_OK(richacl_encode(frame, fsp_str_dbg(fsp), acl,
+					    &blob)) ||
+	    SMB_VFS_NEXT_FSETXATTR(handle, fsp, RICHACL_XATTR, blob.data,
+				   blob.length, 0) == -1) {
+		what = "cannot write it";
+		goto fail;
+	}
+	DBG_NOTICE("%s: the acl was changed after the creator's grant: "
+		   "only the grant is taken out\n", fsp_str_dbg(fsp));
+	goto out;
+fail:
+	DBG_ERR("%s: cannot take back the creator's delete grant (%s): "
+		"owner@ keeps delete: %s\n", fsp_str_dbg(fsp), what,
+		strerror(errno));
+out:
+	TALLOC_FREE(frame);
+}
+
+/*
  * The unlink (or rmdir) of a delete-on-close that the creator's handle
  * set, which the kernel refused: the creator, who owns the object, grants
  * itself delete on it with an owner@ entry put first, through its handle
@@ -1882,6 +2080,7 @@ static int richacl_unlink_as_creator(struct vfs_handle_struct *handle,
 	DATA_BLOB orig = data_blob_null, blob = data_blob_null;
 	SMB_STRUCT_STAT sbuf;
 	NTSTATUS status;
+	uint32_t mask_had_delete;
 	int ret = -1, err = EACCES;
 
 	if (SMB_VFS_NEXT_FSTATAT(handle, dirfsp, smb_fname, &sbuf,
@@ -1899,6 +2098,7 @@ static int richacl_unlink_as_creator(struct vfs_handle_struct *handle,
 	    richacl_insert_entry(acl, 0, &grant) != 0) {
 		goto out;
 	}
+	mask_had_delete = acl->a_owner_mask & RICHACE_DELETE;
 	if (acl->a_flags & RICHACL_MASKED) {
 		acl->a_owner_mask |= RICHACE_DELETE;
 	}
@@ -1910,13 +2110,8 @@ static int richacl_unlink_as_creator(struct vfs_handle_struct *handle,
 	}
 	ret = SMB_VFS_NEXT_UNLINKAT(handle, dirfsp, smb_fname, flags);
 	err = errno;
-	if (SMB_VFS_NEXT_FSETXATTR(handle, fsp, RICHACL_XATTR, orig.data,
-				   orig.length, 0) == -1) {
-		DBG_ERR("%s: cannot put back the acl after the creator's "
-			"delete-on-close (%s): owner@ keeps delete: %s\n",
-			fsp_str_dbg(fsp), ret == 0 ? "done" : "refused",
-			strerror(errno));
-	}
+	richacl_take_back_grant(handle, fsp, &orig, &blob, &grant,
+				mask_had_delete);
 	DBG_INFO("%s: the creator's delete-on-close: %s\n",
 		 fsp_str_dbg(fsp), ret == 0 ? "done" : strerror(err));
 out:
@@ -2018,6 +2213,14 @@ static int richacl_openat(struct vfs_handle_struct *handle,
 	if (fd == -1 && errno == EACCES) {
 		fd = richacl_open_dir_for(handle, config, dirfsp, smb_fname,
 					  fsp, &my_how);
+	}
+	if (fd == -1 && errno == EACCES) {
+		fd = richacl_open_exec_only(handle, dirfsp, smb_fname, fsp,
+					    &my_how);
+	}
+	if (fd == -1 && errno == EACCES) {
+		fd = richacl_open_dir_add_only(handle, dirfsp, smb_fname, fsp,
+					       &my_how);
 	}
 	if (fd == -1) {
 		config->new_dir_pending = false;

@@ -43,6 +43,7 @@ from samba.samba3 import param as s3param
 # CreateDisposition / CreateOptions (MS-SMB2 2.2.13)
 FILE_OPEN = 1
 FILE_CREATE = 2
+FILE_OPEN_IF = 3
 FILE_OVERWRITE = 4
 FILE_DIRECTORY_FILE = 0x1
 FILE_NON_DIRECTORY_FILE = 0x40

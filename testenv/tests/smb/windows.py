@@ -36,6 +36,13 @@ code under test printed.
              by him succeeds); a non-empty one answers
              DIRECTORY_NOT_EMPTY and stays; the listing stays refused; no
              delete_child, or a sticky parent, and the directory stays.
+  S-W-exec   an open for FILE_EXECUTE without FILE_READ_DATA succeeds where
+             the acl grants execute and not read_data (Windows grants it; the
+             kernel has no execute-only open); a read through the handle is
+             refused, as the kernel refuses the user's local read; the
+             MAXIMUM_ALLOWED open succeeds too; without execute nothing
+             opens.  A directory that grants add but not list opens for
+             FILE_ADD_FILE and GENERIC_WRITE, and stays unlistable.
 
 Output: "ok ID desc" / "FAIL ID desc: details" lines and "N passed, N failed".
 
@@ -55,12 +62,17 @@ NOT_SUPPORTED = "NT_STATUS_NOT_SUPPORTED"
 NOT_EMPTY = "NT_STATUS_DIRECTORY_NOT_EMPTY"
 INVALID_OWNER = "NT_STATUS_INVALID_OWNER"
 FILE_MODIFY = 0x001301bf        # Explorer's "Modify"
+EXECUTE = security.SEC_FILE_EXECUTE
+MAXIMUM_ALLOWED = security.SEC_FLAG_MAXIMUM_ALLOWED
+GENERIC_WRITE = security.SEC_GENERIC_WRITE
+ADD_FILE = security.SEC_DIR_ADD_FILE
 MODIFY = "rwpxDaARWcS"          # the same as richacl text
 PLAIN_SHARE = "rplain"          # testenv/smb/smbconf.sh --test-shares
 
 
 class Windows(verdict.Verdict):
-    ROWS = ["S-W-fa", "S-W-plain", "S-W-apply", "S-W-owner", "S-W-creator", "S-W-rmdir"]
+    ROWS = ["S-W-fa", "S-W-plain", "S-W-apply", "S-W-owner", "S-W-creator", "S-W-rmdir",
+            "S-W-exec"]
 
     def __init__(self, args):
         super().__init__(args)
@@ -352,6 +364,34 @@ class Windows(verdict.Verdict):
                             run.FILE_DIRECTORY_FILE, run.FILE_OPEN)
         self.expect_smb(row, "bob still may not open wrd\\n for listing", run.DENIED, st)
 
+        # delete-on-close set and cleared again: the directory stays (as on
+        # Windows, the answer tells bob whether it is empty)
+        self.mkdir("wrd/k", f"owner@:{FULL_DIR}::allow", owner=1003)
+        st, fnum = self.create("bob", "wrd/k", dir_delete, run.FILE_DIRECTORY_FILE,
+                               run.FILE_OPEN)
+        if st == OK:
+            st = self.smb(c.delete_on_close, fnum, 1)[0]
+            self.expect_smb(row, "bob sets delete-on-close on carol's empty wrd\\k", OK, st)
+            st = self.smb(c.delete_on_close, fnum, 0)[0]
+            self.expect_smb(row, "and clears it again", OK, st)
+            self.smb(c.close, fnum)
+        self.expect_state(row, "wrd/k stays", self.exists("wrd/k"), "gone")
+
+        # delete_child revoked while bob holds his DELETE handle (attack I)
+        self.mkdir("wrv", "everyone@:rwpxdaRcS::allow")
+        self.mkdir("wrv/e", f"owner@:{FULL_DIR}::allow", owner=1003)
+        st, fnum = self.create("bob", "wrv/e", dir_delete, run.FILE_DIRECTORY_FILE,
+                               run.FILE_OPEN)
+        self.expect_smb(row, "bob opens carol's wrv\\e for DELETE", OK, st)
+        self.setacl("wrv", "everyone@:rwpxaRcS::allow")
+        self.expect_local(row, "after root took delete_child away, bob's local rmdir", "DENIED",
+                          self.local("bob", lambda: os.rmdir(self.p("wrv/e"))))
+        if st == OK:
+            st = self.smb(c.delete_on_close, fnum, 1)[0]
+            self.expect_smb(row, "bob's delete-on-close through the old handle", run.DENIED, st)
+            self.smb(c.close, fnum)
+        self.expect_state(row, "wrv/e stays", self.exists("wrv/e"), "gone")
+
         # no delete_child for bob: nothing to delete with
         self.mkdir("wrx", "everyone@:rwpxaRcS::allow")
         self.mkdir("wrx/e", f"owner@:{FULL_DIR}::allow", owner=1003)
@@ -377,6 +417,87 @@ class Windows(verdict.Verdict):
         self.expect_smb_any(row, "bob's delete of wrs/e is refused (open or delete-on-close)",
                             [run.DENIED], st)
         self.expect_state(row, "wrs/e stays", self.exists("wrs/e"), "gone")
+
+    def s_w_exec(self):
+        """S-W-exec: an execute-only handle exists; reading through it does not."""
+        row = "S-W-exec"
+        c = self.conn_on("bob", "richacl")
+        exe = EXECUTE | run.READ_ATTRIBUTES | run.SYNCHRONIZE
+        self.mkdir("wex", f"everyone@:{run.RX_DIR}::allow")
+        self.mkfile("wex/f", b"#!/bin/sh\necho hi\n",
+                    acl=f"owner@:{run.FULL_FILE}::allow user:bob:xaRcS::allow", owner=1001)
+        self.mkfile("wex/n", acl=f"owner@:{run.FULL_FILE}::allow user:bob:aRcS::allow",
+                    owner=1001)
+        self.expect_local(row, "bob may execute wex/f (kernel access X_OK)", "OK",
+                          self.local("bob", lambda: self.must_access("wex/f", os.X_OK)))
+        self.expect_local(row, "bob may not read wex/f locally (kernel)", "EACCES",
+                          self.local("bob", lambda: open(self.p("wex/f"), "rb").close()))
+        before = self.state_of("wex/f")
+        st, fnum = self.create("bob", "wex/f", exe, run.FILE_NON_DIRECTORY_FILE, run.FILE_OPEN)
+        self.expect_smb(row, "bob opens wex\\f for FILE_EXECUTE without read", OK, st)
+        if st == OK:
+            rst, _ = self.smb(c.read, fnum, 0, 10)
+            self.expect_smb(row, "a read through that handle", run.DENIED, rst)
+            self.smb(c.close, fnum)
+        st, fnum = self.create("bob", "wex/f", exe, run.FILE_NON_DIRECTORY_FILE,
+                               run.FILE_OPEN_IF)
+        self.expect_smb(row, "bob opens the existing wex\\f with FILE_OPEN_IF", OK, st)
+        if st == OK:
+            self.smb(c.close, fnum)
+        st, _ = self.create("bob", "wex/new", exe, run.FILE_NON_DIRECTORY_FILE,
+                            run.FILE_OPEN_IF)
+        self.expect_smb(row, "FILE_OPEN_IF of a new wex\\new (no add_file)", run.DENIED, st)
+        self.expect_state(row, "wex/new was not created", not self.exists("wex/new"), "exists")
+        st, fnum = self.create("bob", "wex/f", MAXIMUM_ALLOWED, run.FILE_NON_DIRECTORY_FILE,
+                               run.FILE_OPEN_IF)
+        self.expect_smb(row, "bob opens wex\\f for MAXIMUM_ALLOWED (FILE_OPEN_IF)", OK, st)
+        if st == OK:
+            rst, _ = self.smb(c.read, fnum, 0, 10)
+            self.expect_smb(row, "a read through the MAXIMUM_ALLOWED handle", run.DENIED, rst)
+            self.smb(c.close, fnum)
+        st, fnum = self.create("bob", "wex/n", exe, run.FILE_NON_DIRECTORY_FILE, run.FILE_OPEN)
+        self.expect_smb(row, "without execute bob may not open wex\\n for FILE_EXECUTE",
+                        run.DENIED, st)
+        if st == OK:
+            self.smb(c.close, fnum)
+        st, fnum = self.create("carol", "wex/f", exe, run.FILE_NON_DIRECTORY_FILE,
+                               run.FILE_OPEN)
+        self.expect_smb(row, "carol (no entry) may not open wex\\f for FILE_EXECUTE",
+                        run.DENIED, st)
+        if st == OK:
+            self.smb(self.conn_on("carol", "richacl").close, fnum)
+        self.expect_state(row, "wex/f unchanged (owner, mode, acl)",
+                          self.state_of("wex/f") == before, f"{self.state_of('wex/f')}")
+
+        # a directory bob may add to but not list (GENERIC_WRITE on a directory)
+        self.mkdir("wex/d", f"owner@:{FULL_DIR}::allow user:bob:wpxaAWRcS::allow", owner=1001)
+        add = ADD_FILE | run.READ_ATTRIBUTES | run.SYNCHRONIZE
+        st, fnum = self.create("bob", "wex/d", add, run.FILE_DIRECTORY_FILE, run.FILE_OPEN)
+        self.expect_smb(row, "bob opens wex\\d for FILE_ADD_FILE without list", OK, st)
+        if st == OK:
+            self.smb(c.close, fnum)
+        st, fnum = self.create("bob", "wex/d", GENERIC_WRITE, run.FILE_DIRECTORY_FILE,
+                               run.FILE_OPEN)
+        self.expect_smb(row, "bob opens wex\\d for GENERIC_WRITE", OK, st)
+        if st == OK:
+            self.smb(c.close, fnum)
+        st, _ = self.create("bob", "wex/d", run.READ_DATA | run.SYNCHRONIZE,
+                            run.FILE_DIRECTORY_FILE, run.FILE_OPEN)
+        self.expect_smb(row, "bob may not open wex\\d for listing", run.DENIED, st)
+        self.expect_local(row, "bob may not list wex/d locally (kernel)", "DENIED",
+                          self.local_listdir("bob", "wex/d"))
+        st, _ = self.create("carol", "wex/d", add, run.FILE_DIRECTORY_FILE, run.FILE_OPEN)
+        self.expect_smb(row, "carol (no entry) may not open wex\\d for FILE_ADD_FILE",
+                        run.DENIED, st)
+        st, fnum = self.create("bob", "wex/d/new", run.WRITE_DATA | run.SYNCHRONIZE,
+                               run.FILE_NON_DIRECTORY_FILE)
+        self.expect_smb(row, "bob creates wex\\d\\new", OK, st)
+        if st == OK:
+            self.smb(c.close, fnum)
+
+    def must_access(self, rel, mode):
+        if not os.access(self.p(rel), mode, effective_ids=True):
+            raise PermissionError(13, "access", self.p(rel))
 
 
 def plain_path_arg(ap):
