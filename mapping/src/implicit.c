@@ -158,3 +158,54 @@ fail:
 	richacl_free(copy);
 	return ret;
 }
+
+/* user:owner -> owner@, group:group -> group@ (the inverse of pin_owner_and_group) */
+static void fold_owner_and_group(struct richacl *acl, uint32_t owner, uint32_t group)
+{
+	struct richace *ace;
+
+	richacl_for_each_entry(ace, acl) {
+		if (ace->e_flags & (RICHACE_SPECIAL_WHO | RICHACE_UNMAPPED_WHO))
+			continue;
+		if (ace->e_flags & RICHACE_IDENTIFIER_GROUP) {
+			if (ace->e_id == group)
+				richace_set_special(ace, RICHACE_GROUP_SPECIAL_ID);
+		} else if (ace->e_id == owner) {
+			richace_set_special(ace, RICHACE_OWNER_SPECIAL_ID);
+		}
+	}
+}
+
+int richacl_mode_without_acl_support(const struct richacl *acl, mode_t mode,
+				     uint32_t owner, uint32_t group, mode_t *out)
+{
+	mode_t type = mode & S_IFMT, m = mode;
+	struct richacl *folded, *stripped;
+	bool exact;
+	int ret;
+
+	folded = richacl_clone(acl);
+	if (!folded)
+		return -ENOMEM;
+	fold_owner_and_group(folded, owner, group);
+	stripped = richacl_clone(folded);
+	if (!stripped) {
+		richacl_free(folded);
+		return -ENOMEM;
+	}
+	strip_shown_bits(stripped, type);
+	ret = collapses_exactly(stripped, type, folded, &exact);
+	if (!ret) {
+		if (exact)
+			ret = richacl_equiv_mode(stripped, &m);
+		else
+			ret = richacl_equiv_mode(folded, &m);
+		if (ret)
+			ret = -EINVAL;
+		else
+			*out = m;
+	}
+	richacl_free(stripped);
+	richacl_free(folded);
+	return ret;
+}
