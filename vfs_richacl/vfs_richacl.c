@@ -1859,17 +1859,78 @@ refuse:
 }
 
 /*
+ * What richacl_stat_open() asks of the object behind the O_PATH descriptor
+ * fd (st: its fstat()) before it serves the handle.
+ */
+typedef bool (*richacl_stat_open_ok)(int fd, const struct stat *st,
+				     const struct security_unix_token *ut,
+				     uint32_t mask);
+
+/*
+ * Serve a handle that the kernel refused to open as smbd asked (how) as a
+ * stat open: an O_PATH descriptor (O_DIRECTORY with dir) with is_pathref
+ * set, which smbd serves like the handles it opens for attributes or the
+ * ACL alone (vfs.h, "The fsp flags is_pathref and is_fsa"), if ok() finds
+ * that the kernel grants the user (ut) what the handle is for (mask).
+ * what names the handle in the log.  Returns the descriptor, or -1 with
+ * errno EACCES.
+ */
+static int richacl_stat_open(struct vfs_handle_struct *handle,
+			     const struct files_struct *dirfsp,
+			     const struct smb_filename *smb_fname,
+			     struct files_struct *fsp,
+			     const struct vfs_open_how *how,
+			     bool dir,
+			     richacl_stat_open_ok ok,
+			     const struct security_unix_token *ut,
+			     uint32_t mask,
+			     const char *what)
+{
+	struct vfs_open_how path_how = {
+		.flags = O_PATH | (dir ? O_DIRECTORY : 0) |
+			 (how->flags & (O_NOFOLLOW | O_CLOEXEC)),
+	};
+	struct stat st;
+	int fd;
+
+	fd = SMB_VFS_NEXT_OPENAT(handle, dirfsp, smb_fname, fsp, &path_how);
+	if (fd == -1) {
+		goto refuse;
+	}
+	if (fstat(fd, &st) == -1 || !ok(fd, &st, ut, mask)) {
+		DBG_INFO("%s: the kernel does not grant %s either\n",
+			 smb_fname_str_dbg(smb_fname), what);
+		close(fd);
+		goto refuse;
+	}
+	fsp->fsp_flags.is_pathref = true;
+	DBG_INFO("%s: a handle for %s, served as a stat open\n",
+		 smb_fname_str_dbg(smb_fname), what);
+	return fd;
+refuse:
+	errno = EACCES;
+	return -1;
+}
+
+/* A regular file that the kernel lets the user execute (effective ids). */
+static bool richacl_may_execute(int fd, const struct stat *st,
+				const struct security_unix_token *ut,
+				uint32_t mask)
+{
+	return S_ISREG(st->st_mode) &&
+	       faccessat(fd, "", X_OK, AT_EACCESS | AT_EMPTY_PATH) == 0;
+}
+
+/*
  * An open for execute without read_data (FILE_EXECUTE, as GENERIC_EXECUTE
  * maps to): smbd opens a data descriptor O_RDONLY, for which the kernel
  * wants read_data, and Linux has no execute-only open.  When the kernel
  * refused that open, and grants the user execute on the file (faccessat()
- * with the effective ids: the kernel's own verdict), the handle becomes
- * what smbd calls a stat open: an O_PATH descriptor with is_pathref set,
- * which smbd serves like the handles it opens for attributes or the ACL
- * alone (vfs.h, "The fsp flags is_pathref and is_fsa").  The handle then
- * exists, as on Windows; a read through it answers ACCESS_DENIED
- * (CHECK_READ_SMB2()), so the kernel still never grants read_data.
- * Returns the descriptor, or -1 with errno EACCES.
+ * with the effective ids: the kernel's own verdict), the handle becomes a
+ * stat open (richacl_stat_open()).  The handle then exists, as on Windows;
+ * a read through it answers ACCESS_DENIED (CHECK_READ_SMB2()), so the
+ * kernel still never grants read_data.  Returns the descriptor, or -1
+ * with errno EACCES.
  */
 static int richacl_open_exec_only(struct vfs_handle_struct *handle,
 				  const struct files_struct *dirfsp,
@@ -1878,11 +1939,6 @@ static int richacl_open_exec_only(struct vfs_handle_struct *handle,
 				  const struct vfs_open_how *how)
 {
 	uint32_t data = FILE_READ_DATA | FILE_WRITE_DATA | FILE_APPEND_DATA;
-	struct vfs_open_how path_how = {
-		.flags = O_PATH | (how->flags & (O_NOFOLLOW | O_CLOEXEC)),
-	};
-	struct stat st;
-	int fd;
 
 	/*
 	 * O_CREAT without O_EXCL (FILE_OPEN_IF) only for a file that
@@ -1894,26 +1950,30 @@ static int richacl_open_exec_only(struct vfs_handle_struct *handle,
 	    !(fsp->access_mask & FILE_EXECUTE) ||
 	    (fsp->access_mask & data) || fsp->fsp_flags.is_directory ||
 	    fsp_is_alternate_stream(fsp) || is_named_stream(smb_fname)) {
-		goto refuse;
+		errno = EACCES;
+		return -1;
 	}
-	fd = SMB_VFS_NEXT_OPENAT(handle, dirfsp, smb_fname, fsp, &path_how);
-	if (fd == -1) {
-		goto refuse;
-	}
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
-	    faccessat(fd, "", X_OK, AT_EACCESS | AT_EMPTY_PATH) == -1) {
-		DBG_INFO("%s: the kernel grants no execute either\n",
-			 smb_fname_str_dbg(smb_fname));
-		close(fd);
-		goto refuse;
-	}
-	fsp->fsp_flags.is_pathref = true;
-	DBG_INFO("%s: an execute-only handle, served as a stat open\n",
-		 smb_fname_str_dbg(smb_fname));
-	return fd;
-refuse:
-	errno = EACCES;
-	return -1;
+	return richacl_stat_open(handle, dirfsp, smb_fname, fsp, how, false,
+				 richacl_may_execute, NULL, 0,
+				 "execute without read");
+}
+
+/* A directory whose acl grants ut mask by the kernel's rules. */
+static bool richacl_may_add(int fd, const struct stat *st,
+			    const struct security_unix_token *ut,
+			    uint32_t mask)
+{
+	TALLOC_CTX *frame = talloc_stackframe();
+	struct richacl *acl = NULL;
+	char *path = NULL;
+	bool ok;
+
+	path = talloc_asprintf(frame, "/proc/self/fd/%d", fd);
+	ok = path != NULL && S_ISDIR(st->st_mode) &&
+	     richacl_path_acl(frame, path, &acl) &&
+	     richacl_acl_grants(acl, st->st_uid, st->st_gid, true, ut, mask);
+	TALLOC_FREE(frame);
+	return ok;
 }
 
 /*
@@ -1924,8 +1984,8 @@ refuse:
  * and is the kernel's decision each time; the handle itself needs no
  * readable descriptor.  When the kernel refused the reopen, and the acl
  * grants the user the add rights asked for by the kernel's rules
- * (richacl_permission()), the handle becomes a stat open, as in
- * richacl_open_exec_only().  Internal directory opens (is_dirfsp), which
+ * (richacl_permission()), the handle becomes a stat open
+ * (richacl_stat_open()).  Internal directory opens (is_dirfsp), which
  * list, are never served.  Returns the descriptor, or -1 with errno EACCES.
  */
 static int richacl_open_dir_add_only(struct vfs_handle_struct *handle,
@@ -1934,18 +1994,8 @@ static int richacl_open_dir_add_only(struct vfs_handle_struct *handle,
 				     struct files_struct *fsp,
 				     const struct vfs_open_how *how)
 {
-	TALLOC_CTX *frame = NULL;
 	const struct security_unix_token *ut = get_current_utok(handle->conn);
-	struct vfs_open_how path_how = {
-		.flags = O_PATH | O_DIRECTORY |
-			 (how->flags & (O_NOFOLLOW | O_CLOEXEC)),
-	};
-	struct richacl *acl = NULL;
 	uint32_t mask = 0;
-	char *path = NULL;
-	struct stat st;
-	bool ok;
-	int fd;
 
 	if (fsp->access_mask & FILE_ADD_FILE) {
 		mask |= RICHACE_ADD_FILE;
@@ -1957,31 +2007,12 @@ static int richacl_open_dir_add_only(struct vfs_handle_struct *handle,
 	    (O_RDONLY | O_DIRECTORY) || mask == 0 || ut == NULL ||
 	    (fsp->access_mask & FILE_LIST_DIRECTORY) ||
 	    fsp->fsp_flags.is_dirfsp) {
-		goto refuse;
+		errno = EACCES;
+		return -1;
 	}
-	fd = SMB_VFS_NEXT_OPENAT(handle, dirfsp, smb_fname, fsp, &path_how);
-	if (fd == -1) {
-		goto refuse;
-	}
-	frame = talloc_stackframe();
-	path = talloc_asprintf(frame, "/proc/self/fd/%d", fd);
-	ok = path != NULL && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) &&
-	     richacl_path_acl(frame, path, &acl) &&
-	     richacl_acl_grants(acl, st.st_uid, st.st_gid, true, ut, mask);
-	TALLOC_FREE(frame);
-	if (!ok) {
-		DBG_INFO("%s: the kernel grants no add either\n",
-			 smb_fname_str_dbg(smb_fname));
-		close(fd);
-		goto refuse;
-	}
-	fsp->fsp_flags.is_pathref = true;
-	DBG_INFO("%s: a directory handle that may add but not list, served "
-		 "as a stat open\n", smb_fname_str_dbg(smb_fname));
-	return fd;
-refuse:
-	errno = EACCES;
-	return -1;
+	return richacl_stat_open(handle, dirfsp, smb_fname, fsp, how, true,
+				 richacl_may_add, ut, mask,
+				 "adding without listing");
 }
 
 /*

@@ -332,12 +332,16 @@ class Windows(verdict.Verdict):
         self.expect_smb(row, "alice reopens wcr\\k for DELETE", run.DENIED, st)
         self.expect_state(row, "wcr/k stays", self.exists("wcr/k"), "it is gone")
 
+    def open_dir_for_delete(self, user, rel):
+        """(status, fnum) of an open of the existing directory rel for DELETE;
+        no SYNCHRONIZE: the parent's delete_child stands in for DELETE only."""
+        return self.create(user, rel, run.DELETE | run.READ_ATTRIBUTES,
+                           run.FILE_DIRECTORY_FILE, run.FILE_OPEN)
+
     def s_w_rmdir(self):
         """S-W-rmdir: the parent's delete_child removes a directory one may not list."""
         row = "S-W-rmdir"
         c = self.conn_on("bob", "richacl")
-        # no SYNCHRONIZE: the parent's delete_child stands in for DELETE only
-        dir_delete = run.DELETE | run.READ_ATTRIBUTES
         self.mkdir("wrd", "everyone@:rwpxdaRcS::allow")
         for name in ("e", "n", "local"):
             self.mkdir(f"wrd/{name}", f"owner@:{FULL_DIR}::allow", owner=1003)
@@ -346,16 +350,14 @@ class Windows(verdict.Verdict):
                           self.local_listdir("bob", "wrd/e"))
         self.expect_local(row, "bob removes carol's empty wrd/local with rmdir (kernel)", "OK",
                           self.local("bob", lambda: os.rmdir(self.p("wrd/local"))))
-        st, fnum = self.create("bob", "wrd/e", dir_delete, run.FILE_DIRECTORY_FILE,
-                               run.FILE_OPEN)
+        st, fnum = self.open_dir_for_delete("bob", "wrd/e")
         self.expect_smb(row, "bob opens carol's wrd\\e for DELETE", OK, st)
         if st == OK:
             st = self.smb(c.delete_on_close, fnum, 1)[0]
             self.expect_smb(row, "and sets delete-on-close on the empty directory", OK, st)
             self.smb(c.close, fnum)
         self.expect_state(row, "wrd/e is gone", not self.exists("wrd/e"), "it exists")
-        st, fnum = self.create("bob", "wrd/n", dir_delete, run.FILE_DIRECTORY_FILE,
-                               run.FILE_OPEN)
+        st, fnum = self.open_dir_for_delete("bob", "wrd/n")
         self.expect_smb(row, "bob opens carol's non-empty wrd\\n for DELETE", OK, st)
         if st == OK:
             st = self.smb(c.delete_on_close, fnum, 1)[0]
@@ -373,8 +375,7 @@ class Windows(verdict.Verdict):
         # delete-on-close set and cleared again: the directory stays (as on
         # Windows, the answer tells bob whether it is empty)
         self.mkdir("wrd/k", f"owner@:{FULL_DIR}::allow", owner=1003)
-        st, fnum = self.create("bob", "wrd/k", dir_delete, run.FILE_DIRECTORY_FILE,
-                               run.FILE_OPEN)
+        st, fnum = self.open_dir_for_delete("bob", "wrd/k")
         if st == OK:
             st = self.smb(c.delete_on_close, fnum, 1)[0]
             self.expect_smb(row, "bob sets delete-on-close on carol's empty wrd\\k", OK, st)
@@ -386,8 +387,7 @@ class Windows(verdict.Verdict):
         # delete_child revoked while bob holds his DELETE handle (attack I)
         self.mkdir("wrv", "everyone@:rwpxdaRcS::allow")
         self.mkdir("wrv/e", f"owner@:{FULL_DIR}::allow", owner=1003)
-        st, fnum = self.create("bob", "wrv/e", dir_delete, run.FILE_DIRECTORY_FILE,
-                               run.FILE_OPEN)
+        st, fnum = self.open_dir_for_delete("bob", "wrv/e")
         self.expect_smb(row, "bob opens carol's wrv\\e for DELETE", OK, st)
         self.setacl("wrv", "everyone@:rwpxaRcS::allow")
         self.expect_local(row, "after root took delete_child away, bob's local rmdir", "DENIED",
@@ -401,8 +401,7 @@ class Windows(verdict.Verdict):
         # no delete_child for bob: nothing to delete with
         self.mkdir("wrx", "everyone@:rwpxaRcS::allow")
         self.mkdir("wrx/e", f"owner@:{FULL_DIR}::allow", owner=1003)
-        st, fnum = self.create("bob", "wrx/e", dir_delete, run.FILE_DIRECTORY_FILE,
-                               run.FILE_OPEN)
+        st, fnum = self.open_dir_for_delete("bob", "wrx/e")
         self.expect_smb(row, "without delete_child bob may not open wrx\\e for DELETE",
                         run.DENIED, st)
         if st == OK:
@@ -415,8 +414,7 @@ class Windows(verdict.Verdict):
         self.mkdir("wrs/e", f"owner@:{FULL_DIR}::allow", owner=1003)
         self.expect_local(row, "bob's local rmdir of wrs/e in a sticky directory", "DENIED",
                           self.local("bob", lambda: os.rmdir(self.p("wrs/e"))))
-        st, fnum = self.create("bob", "wrs/e", dir_delete, run.FILE_DIRECTORY_FILE,
-                               run.FILE_OPEN)
+        st, fnum = self.open_dir_for_delete("bob", "wrs/e")
         if st == OK:
             st = self.smb(c.delete_on_close, fnum, 1)[0]
             self.smb(c.close, fnum)
