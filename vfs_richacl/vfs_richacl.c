@@ -868,20 +868,18 @@ struct richacl_pair {
 /*
  * Store acl->stored, whose encoding is blob.  On a filesystem without
  * richacl support an acl equivalent to a mode is stored as that mode (as
- * the kernel itself would store it).  There the entries that name the
- * file's owner and group (file) count as owner@ and group@, and the rights
- * a mode-only file shows beyond its mode are ignored, so a descriptor read
- * from such a file can be set back (richacl_mode_without_acl_support()).
- * Any other acl cannot be stored there.
+ * the kernel itself would store it): acl->stored, which lacks the rights a
+ * mode-only file shows beyond its mode (so a descriptor read from such a
+ * file can be set back), else acl->asked as the client sent it.  Any other
+ * acl cannot be stored there.
  */
 static int richacl_store(struct vfs_handle_struct *handle,
 			 struct files_struct *fsp,
 			 const struct richacl_pair *acl,
 			 const DATA_BLOB *blob,
-			 const struct richacl_map_file *file,
 			 mode_t cur_mode)
 {
-	mode_t mode = 0;
+	mode_t mode = cur_mode;
 	int ret;
 
 	ret = SMB_VFS_NEXT_FSETXATTR(handle, fsp, RICHACL_XATTR,
@@ -890,12 +888,10 @@ static int richacl_store(struct vfs_handle_struct *handle,
 		return ret;
 	}
 	richacl_note_unsupported(handle, fsp);
-	ret = richacl_mode_without_acl_support(acl->asked, cur_mode,
-					       file->owner, file->group,
-					       &mode);
-	if (ret == -ENOMEM) {
-		errno = ENOMEM;
-		return -1;
+	ret = richacl_equiv_mode(acl->stored, &mode);
+	if (ret != 0) {
+		mode = cur_mode;
+		ret = richacl_equiv_mode(acl->asked, &mode);
 	}
 	if (ret != 0) {
 		DBG_NOTICE("%s: the ACL is not equivalent to a file mode and "
@@ -1292,10 +1288,10 @@ static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
 		}
 		chowned = true;
 		/*
-		 * The acl is stored for the owner and group the file now
-		 * has (richacl_to_store() pins its owner@ / group@ entries
-		 * to them), and the mode fallback of richacl_store() writes
-		 * the mode that chown left (without setuid/setgid).
+		 * The DACL is mapped with the owner and group the file now
+		 * has (owner@ / group@ entries stand for them), and the mode
+		 * fallback of richacl_store() writes the mode that chown
+		 * left (without setuid/setgid).
 		 */
 		status = vfs_stat_fsp(fsp);
 		if (!NT_STATUS_IS_OK(status)) {
@@ -1337,11 +1333,11 @@ static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
 	 * a local setrichacl.  Only an ownership change that a privilege
 	 * made (the user may no longer own the file) stores as root.
 	 */
-	ret = richacl_store(handle, fsp, &acl, &blob, &file,
+	ret = richacl_store(handle, fsp, &acl, &blob,
 			    fsp->fsp_name->st.st_ex_mode);
 	if (ret == -1 && privileged && (errno == EPERM || errno == EACCES)) {
 		become_root();
-		ret = richacl_store(handle, fsp, &acl, &blob, &file,
+		ret = richacl_store(handle, fsp, &acl, &blob,
 				    fsp->fsp_name->st.st_ex_mode);
 		saved_errno = errno;
 		unbecome_root();

@@ -72,21 +72,6 @@ struct richacl *richacl_from_mode_nt(mode_t mode);
 int richacl_to_store(const struct richacl *acl, mode_t mode, uint32_t owner,
 		     uint32_t group, struct richacl **out);
 
-/*
- * The mode that a file system without richacl support keeps for acl (M12,
- * M8): on a file of type mode owned by owner and group, a user entry for
- * the owner counts as owner@ and a group entry for the owning group as
- * group@, because a mode has nothing else to name them with; the bits that
- * richacl_from_mode_nt() shows beyond a mode are ignored when acl has
- * exactly its shape.  So a descriptor read from a mode-only file can be set
- * back there.  After a chown such a mode grants the new owner, which an
- * acl would not: only for file systems that cannot store the acl.  Returns
- * 0 and sets *out to mode with its rwx bits replaced, -EINVAL if acl is
- * equivalent to no mode, or -ENOMEM.
- */
-int richacl_mode_without_acl_support(const struct richacl *acl, mode_t mode,
-				     uint32_t owner, uint32_t group, mode_t *out);
-
 #ifdef __cplusplus
 }
 #endif

@@ -167,9 +167,8 @@ int richacl_to_nt_sd(const struct richacl *acl, mode_t mode,
 		     struct richacl_error *err);
 
 /*
- * descriptor DACL -> richacl (M7-M12).  file says whether the acl is for a
- * directory; an ACE for the SID of the file's owner or group maps to that
- * SID's own user:/group: entry like any other SID (M8).  Validates
+ * descriptor DACL -> richacl (M7-M12).  file gives the owner/group the acl
+ * will have (after any ownership change in the same request).  Validates
  * everything before producing anything (M7); on error *acl is untouched and
  * err says which ACE and why.  The result carries the maximum masks (M12).
  */

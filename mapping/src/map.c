@@ -546,10 +546,9 @@ static int set_unmapped_sid(struct richace *e, const struct nt_sid *sid, bool is
  * become owner@ / group@ inherit-only when the ACE is inheritable; without
  * file/dir-inherit such an ACE matches nobody and is never inherited, as on
  * Windows, and is kept as an unmapped entry naming the creator SID.  The
- * SIDs of the file's owner and owning group map like any other SID, to
- * their user:uid / group:gid entries: an ACE names its SID for good, as on
- * Windows, and keeps granting that SID after a chown or chgrp.  (owner@
- * would follow the file to its next owner.)
+ * owner / group SID becomes owner@ / group@ only in a non-inheritable ACE:
+ * an inheritable ACE for the owner's SID must pass that SID (not whoever
+ * creates the child) on to children, so it maps like any other SID.
  */
 static int map_trustee(struct map_ctx *ctx, const struct nt_ace *ace, unsigned int i,
 		       struct richace *e)
@@ -574,6 +573,14 @@ static int map_trustee(struct map_ctx *ctx, const struct nt_ace *ace, unsigned i
 		richace_set_special(e, owner ? RICHACE_OWNER_SPECIAL_ID :
 					       RICHACE_GROUP_SPECIAL_ID);
 		e->e_flags |= RICHACE_INHERIT_ONLY_ACE;
+		return 0;
+	}
+	if (!inheritable && nt_sid_equal(&ace->trustee, &ctx->owner_sid)) {
+		richace_set_special(e, RICHACE_OWNER_SPECIAL_ID);
+		return 0;
+	}
+	if (!inheritable && nt_sid_equal(&ace->trustee, &ctx->group_sid)) {
+		richace_set_special(e, RICHACE_GROUP_SPECIAL_ID);
 		return 0;
 	}
 	if (nt_sid_equal(&ace->trustee, &nt_sid_nobody))	/* matches nobody anywhere */
@@ -688,6 +695,10 @@ int richacl_from_nt_sd(const struct nt_sd *sd, const struct richacl_map_file *fi
 		if (ret)
 			return ret;
 	}
+	ret = lookup_file_sids(&ctx, true, true);
+	if (ret)
+		return ret;
+
 	out = richacl_alloc(0);
 	if (!out)
 		return map_error(err, -ENOMEM, "out of memory");

@@ -191,7 +191,7 @@ static void test_M12_mode_shown_is_stored_as_the_mode(void **state)
 
 /*
  * M13 through the whole chain, for the DACLs smb2.acls.GENERIC and OWNER
- * set (one ACE for the owner's SID): descriptor -> richacl (M8: user:owner) ->
+ * set (one ACE for the owner's SID): descriptor -> richacl (M8: owner@) ->
  * richacl_to_store -> kernel storage rule -> descriptor gives the same ACE.
  */
 static void check_owner_ace_round_trip(uint32_t set_mask, uint32_t want_mask,

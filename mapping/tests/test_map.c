@@ -20,7 +20,6 @@
 #include <sys/stat.h>
 
 #include "richacl_ntsd.h"
-#include "richacl_implicit.h"
 #include "helpers_resolver.h"
 
 #define OWNER	1001
@@ -795,28 +794,8 @@ static void test_M7_resolver_failure_leaves_acl_untouched(void **state)
 	tr.fail_code = -EIO;
 	tr.fail_id = 2007;
 	set_sd_fails(sd, &a_file, &tr, -EIO, "ACE 2: cannot resolve SID S-1-5-21-1-2-3-2007");
-	nt_sd_free(sd);
-}
-
-/*
- * M8: setting a DACL needs no SID for the file's owner or group (their SIDs
- * map like any other), so an owner uid the resolver cannot name is no error.
- */
-static void test_M8_set_needs_no_owner_sid(void **state)
-{
-	struct nt_sd *sd = new_sd(1);
-	struct richacl_error err = { 0 };
-	struct richacl *acl = NULL;
-	struct test_resolver tr;
-
-	(void)state;
-	test_resolver_init(&tr);
-	set_ace(sd, 0, ALLOW, 0, R, dom(1005));
-	tr.fail_code = -EIO;
 	tr.fail_id = OWNER;
-	assert_int_equal(richacl_from_nt_sd(sd, &a_file, &tr.res, &acl, &err), 0);
-	assert_entries(acl, "user:1005:r::allow");
-	richacl_free(acl);
+	set_sd_fails(sd, &a_file, &tr, -EIO, "file owner uid 1001");
 	nt_sd_free(sd);
 }
 
@@ -838,10 +817,6 @@ static void test_M7_argument_errors(void **state)
 
 /* ---- M8: SIDs -> identifiers ---- */
 
-/*
- * M8 (corrected): S-1-1-0 is everyone@; the SIDs of the file's owner and
- * owning group are named like any other SID, by their user:/group: entries.
- */
 static void test_M8_everyone_owner_group_sids(void **state)
 {
 	struct nt_sd *sd = new_sd(3);
@@ -852,7 +827,7 @@ static void test_M8_everyone_owner_group_sids(void **state)
 	set_ace(sd, 1, ALLOW, 0, R, dom(GROUP));
 	set_ace(sd, 2, DENY, 0, W, "S-1-1-0");
 	acl = set_sd(sd, &a_file);
-	assert_entries(acl, "user:1001:rw::allow group:2001:r::allow everyone@:w::deny");
+	assert_entries(acl, "owner@:rw::allow group@:r::allow everyone@:w::deny");
 	richacl_free(acl);
 	nt_sd_free(sd);
 }
@@ -899,11 +874,11 @@ static void test_M8_creator_owner_without_inheritance_is_kept_inert(void **state
 }
 
 /*
- * An ACE naming the owner's SID, inheritable or not, is that SID's user
- * entry: children inherit that SID (not whoever creates them), and on a
- * file, where the inheritance flags go first (M11), it stays named too.
+ * An inheritable ACE naming the owner's SID passes that SID on (Windows
+ * semantics), so it is a user entry, not owner@ (which would give children
+ * their creator instead).  Only non-inheritable ACEs become owner@/group@.
  */
-static void test_M8_owner_sid_stays_named(void **state)
+static void test_M8_inheritable_owner_sid_stays_named(void **state)
 {
 	struct nt_sd *sd = new_sd(3);
 	struct richacl *acl;
@@ -913,46 +888,37 @@ static void test_M8_owner_sid_stays_named(void **state)
 	set_ace(sd, 1, ALLOW, OI | CI | IO, W, dom(GROUP));
 	set_ace(sd, 2, ALLOW, NP, X, dom(OWNER));	/* NP alone is not inheritable */
 	acl = set_sd(sd, &a_dir);
-	assert_entries(acl, "user:1001:r:fd:allow group:2001:w:fdi:allow user:1001:x:n:allow");
+	assert_entries(acl, "user:1001:r:fd:allow group:2001:w:fdi:allow owner@:x:n:allow");
 	richacl_free(acl);
+	/* on a file the flags go first (M11), so the owner SID becomes owner@ */
 	acl = set_sd(sd, &a_file);
-	assert_entries(acl, "user:1001:r::allow user:1001:x::allow");
+	assert_entries(acl, "owner@:r::allow owner@:x::allow");
 	richacl_free(acl);
 	nt_sd_free(sd);
 }
 
 /*
- * An ACE names its SID for good (Windows semantics): alice's ACE keeps
- * granting alice after the file is given to bob, and grants bob nothing;
- * the mapping is the same whoever owns the file when it is written.
+ * M8 consequence after a chown: the SID that was the owner's becomes
+ * owner@, which follows the file to its next owner; the file passed in is
+ * the state after the request's own ownership change.
  */
-static void test_M8_owner_sid_ace_survives_chown(void **state)
+static void test_M8_owner_sid_mapping_depends_on_file_owner(void **state)
 {
 	const struct richacl_map_file chowned = { 1002, GROUP, false };
-	struct nt_sd *sd = new_sd(1), *back;
+	struct nt_sd *sd = new_sd(1);
 	struct richacl *acl;
 
 	(void)state;
 	set_ace(sd, 0, ALLOW, 0, R | W, dom(OWNER));
 	acl = set_sd(sd, &a_file);
-	assert_entries(acl, "user:1001:rw::allow");
-	assert_int_equal(access_of(acl, &a_file, OWNER, 9) & (R | W), R | W);
-	/* after chown to 1002: 1001 keeps rw, 1002 gets no data access */
-	assert_int_equal(access_of(acl, &chowned, OWNER, 9) & (R | W), R | W);
-	assert_int_equal(access_of(acl, &chowned, 1002, 9) & (R | W), 0);
-	/* and the descriptor still names 1001, not the new owner */
-	back = get_sd(acl, 0, &chowned, NT_SECINFO_DACL);
-	assert_int_equal(back->dacl->num_aces, 1);
-	assert_ace(back->dacl, 0, ALLOW, 0, R | W, dom(OWNER));
-	nt_sd_free(back);
+	assert_entries(acl, "owner@:rw::allow");
+	/* after chown to 1002, owner@ grants rw to 1002 and nothing to 1001 */
+	assert_int_equal(access_of(acl, &chowned, 1002, 9) & (R | W), R | W);
+	assert_int_equal(access_of(acl, &chowned, OWNER, 9) & (R | W), 0);
 	richacl_free(acl);
+	/* the same descriptor written with the new owner keeps naming 1001 */
 	acl = set_sd(sd, &chowned);
 	assert_entries(acl, "user:1001:rw::allow");
-	richacl_free(acl);
-	/* the group's SID likewise survives a chgrp */
-	set_ace(sd, 0, ALLOW, 0, R, dom(GROUP));
-	acl = set_sd(sd, &a_file);
-	assert_entries(acl, "group:2001:r::allow");
 	richacl_free(acl);
 	nt_sd_free(sd);
 }
@@ -1442,12 +1408,7 @@ static void test_M11_read_file_drops_inheritance(void **state)
 /* ---- M12: maximum masks ---- */
 
 /* algorithms.md 2: group@:w::deny everyone@:rw::allow -> owner rw, group r, other rw */
-/*
- * M12 through the descriptor: the maximum masks of algorithms.md 3.2 for
- * entries that name the owner's and the group's SIDs (M8: user:/group:
- * entries, which are in the group class for the masks).
- */
-static void test_M12_max_masks_named_group_deny(void **state)
+static void test_M12_max_masks_spec_example_1(void **state)
 {
 	struct nt_sd *sd = new_sd(2);
 	struct richacl *acl;
@@ -1456,21 +1417,17 @@ static void test_M12_max_masks_named_group_deny(void **state)
 	set_ace(sd, 0, DENY, 0, W, dom(GROUP));
 	set_ace(sd, 1, ALLOW, 0, R | W, "S-1-1-0");
 	acl = set_sd(sd, &a_file);
-	assert_entries(acl, "group:2001:w::deny everyone@:rw::allow");
+	assert_entries(acl, "group@:w::deny everyone@:rw::allow");
 	assert_int_equal(acl->a_owner_mask, R | W);
-	/*
-	 * Unlike group@:w::deny (group mask r), a named group's deny leaves
-	 * the owning group's members what everyone gets (group_class_allowed
-	 * without group@): the masks do not know that 2001 owns the file.
-	 */
-	assert_int_equal(acl->a_group_mask, R | W);
+	assert_int_equal(acl->a_group_mask, R);
 	assert_int_equal(acl->a_other_mask, R | W);
 	assert_int_equal(acl->a_flags & (RICHACL_MASKED | RICHACL_WRITE_THROUGH), 0);
 	richacl_free(acl);
 	nt_sd_free(sd);
 }
 
-static void test_M12_max_masks_named_owner(void **state)
+/* algorithms.md 2: owner@:rwp user:5:rw everyone@:r -> owner rwp, group rw, other r */
+static void test_M12_max_masks_spec_example_2(void **state)
 {
 	struct nt_sd *sd = new_sd(3);
 	struct richacl *acl;
@@ -1481,18 +1438,18 @@ static void test_M12_max_masks_named_owner(void **state)
 	set_ace(sd, 2, ALLOW, 0, R, "S-1-1-0");
 	acl = set_sd(sd, &a_file);
 	assert_int_equal(acl->a_owner_mask, R | W | P);
-	assert_int_equal(acl->a_group_mask, R | W | P);	/* user:1001 could be anyone */
+	assert_int_equal(acl->a_group_mask, R | W);
 	assert_int_equal(acl->a_other_mask, R);
 	richacl_free(acl);
 	nt_sd_free(sd);
 }
 
 /*
- * What a mode shows, set back: the owner's SID is user:1001 now (M8), so
- * the acl is no longer equivalent to a mode; it reads back as set, and a
- * file system that cannot store acls keeps the mode it was read from.
+ * M12 + M1: a descriptor equivalent to mode 0644 gives an acl that the
+ * kernel stores as the mode alone; reading the mode back gives the same
+ * descriptor.
  */
-static void test_M12_mode_descriptor_set_back(void **state)
+static void test_M12_mode_equivalent_descriptor_reads_back_via_M1(void **state)
 {
 	struct nt_sd *sd = new_sd(2), *back;
 	struct richacl *acl;
@@ -1502,19 +1459,13 @@ static void test_M12_mode_descriptor_set_back(void **state)
 	set_ace(sd, 0, ALLOW, 0, R | W | P, dom(OWNER));
 	set_ace(sd, 1, ALLOW, 0, R, "S-1-1-0");
 	acl = set_sd(sd, &a_file);
-	assert_int_equal(richacl_equiv_mode(acl, &mode), -1);
-	back = get_sd(acl, 0, &a_file, NT_SECINFO_DACL);
+	assert_int_equal(richacl_equiv_mode(acl, &mode), 0);
+	assert_int_equal(mode, S_IFREG | 0644);
+	back = get_sd(NULL, mode, &a_file, NT_SECINFO_DACL);
 	assert_int_equal(back->dacl->num_aces, 2);
 	assert_ace(back->dacl, 0, ALLOW, 0, R | W | P, dom(OWNER));
 	assert_ace(back->dacl, 1, ALLOW, 0, R, "S-1-1-0");
 	nt_sd_free(back);
-	assert_int_equal(richacl_mode_without_acl_support(acl, S_IFREG | S_ISGID | 0777,
-							  OWNER, GROUP, &mode), 0);
-	assert_int_equal(mode, S_IFREG | S_ISGID | 0644);
-	/* owned by someone else, the entry cannot be a mode's owner class */
-	assert_int_equal(richacl_mode_without_acl_support(acl, S_IFREG, 1002, GROUP, &mode),
-			 -EINVAL);
-	assert_int_equal(mode, S_IFREG | S_ISGID | 0644);	/* untouched */
 	richacl_free(acl);
 	nt_sd_free(sd);
 }
@@ -1590,9 +1541,8 @@ int main(void)
 		cmocka_unit_test(test_M8_everyone_owner_group_sids),
 		cmocka_unit_test(test_M8_creator_owner_group_become_inherit_only),
 		cmocka_unit_test(test_M8_creator_owner_without_inheritance_is_kept_inert),
-		cmocka_unit_test(test_M8_owner_sid_stays_named),
-		cmocka_unit_test(test_M8_set_needs_no_owner_sid),
-		cmocka_unit_test(test_M8_owner_sid_ace_survives_chown),
+		cmocka_unit_test(test_M8_inheritable_owner_sid_stays_named),
+		cmocka_unit_test(test_M8_owner_sid_mapping_depends_on_file_owner),
 		cmocka_unit_test(test_M8_other_sids_through_resolver),
 		cmocka_unit_test(test_M8_id_both_round_trip),
 		cmocka_unit_test(test_M9_unmapped_sid_kept),
@@ -1614,9 +1564,9 @@ int main(void)
 		cmocka_unit_test(test_M10_empty_dacl),
 		cmocka_unit_test(test_M11_write_file_drops_inheritance),
 		cmocka_unit_test(test_M11_read_file_drops_inheritance),
-		cmocka_unit_test(test_M12_max_masks_named_group_deny),
-		cmocka_unit_test(test_M12_max_masks_named_owner),
-		cmocka_unit_test(test_M12_mode_descriptor_set_back),
+		cmocka_unit_test(test_M12_max_masks_spec_example_1),
+		cmocka_unit_test(test_M12_max_masks_spec_example_2),
+		cmocka_unit_test(test_M12_mode_equivalent_descriptor_reads_back_via_M1),
 		cmocka_unit_test(test_M13_fixed_sd_round_trip),
 	};
 

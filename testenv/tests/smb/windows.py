@@ -44,12 +44,6 @@ code under test printed.
              opens.  A directory that grants add but not list opens for
              FILE_ADD_FILE and GENERIC_WRITE, and stays unlistable.
 
-  S-W-sid    an ACE naming the owner's SID names that SID for good (M8):
-             alice gives herself read/write and bob write_owner; after bob
-             takes ownership, alice still reads and writes, over SMB and
-             locally, bob reads nothing, and the DACL still names alice.
-             Nothing on disk stands for "the owner" (no owner@ entry).
-
 Output: "ok ID desc" / "FAIL ID desc: details" lines and "N passed, N failed".
 
 usage: windows.py --state DIR --path DIR --plain-path DIR [--tools DIR]
@@ -78,7 +72,7 @@ PLAIN_SHARE = "rplain"          # testenv/smb/smbconf.sh --test-shares
 
 class Windows(verdict.Verdict):
     ROWS = ["S-W-fa", "S-W-plain", "S-W-apply", "S-W-owner", "S-W-creator", "S-W-rmdir",
-            "S-W-exec", "S-W-sid"]
+            "S-W-exec"]
 
     def __init__(self, args):
         super().__init__(args)
@@ -502,46 +496,6 @@ class Windows(verdict.Verdict):
     def must_access(self, rel, mode):
         if not os.access(self.p(rel), mode, effective_ids=True):
             raise PermissionError(13, "access", self.p(rel))
-
-    def s_w_sid(self):
-        """S-W-sid: an ACE for the owner's SID keeps naming that SID."""
-        row = "S-W-sid"
-        rw = run.READ_DATA | run.WRITE_DATA | run.READ_ATTRIBUTES | run.SYNCHRONIZE
-        self.mkdir("wsid", f"everyone@:{run.RX_DIR}::allow")
-        self.mkfile("wsid/f", acl=f"owner@:{run.FULL_FILE}::allow", owner=1001)
-        alice, bob = self.sids["alice"], self.sids["bob"]
-        allow = security.SEC_ACE_TYPE_ACCESS_ALLOWED
-        st = self.set_dacl_on("richacl", "alice", "wsid/f", [
-            (allow, alice, security.SEC_RIGHTS_FILE_ALL),
-            (allow, bob, security.SEC_STD_WRITE_OWNER | security.SEC_STD_READ_CONTROL |
-             security.SEC_FILE_READ_ATTRIBUTE | security.SEC_STD_SYNCHRONIZE)])
-        self.expect_smb(row, "alice grants herself and bob by SID", OK, st)
-        _, entries = self.aclentries("wsid/f")
-        whos = [e[0] for e in entries]
-        self.expect_state(row, "the entries name alice and bob, none owner@",
-                          whos == ["user:1001", "user:1002"], f"{entries}")
-        st = self.set_sd_on("bob", "wsid/f", security.SEC_STD_WRITE_OWNER,
-                            security.SECINFO_OWNER, owner=bob)
-        self.expect_smb(row, "bob takes ownership", OK, st)
-        self.expect_state(row, "bob owns wsid/f", self.owner("wsid/f") == 1002,
-                          f"uid {self.owner('wsid/f')}")
-        st, fnum = self.smb_open("bob", "wsid/f", run.READ_DATA)
-        if st == OK:
-            self.smb_close("bob", fnum)
-        self.expect_smb(row, "bob, the new owner, opens it for reading", run.DENIED, st)
-        self.expect_local(row, "bob reads it locally (kernel)", "DENIED",
-                          self.l_read("bob", "wsid/f"))
-        st, fnum = self.smb_open("alice", "wsid/f", rw)
-        if st == OK:
-            self.smb_close("alice", fnum)
-        self.expect_smb(row, "alice, no longer the owner, opens it for read/write", OK, st)
-        self.expect_local(row, "alice writes it locally (kernel)", "OK",
-                          self.l_open("alice", "wsid/f", os.O_WRONLY))
-        st, sd = self.get_sd_on("richacl", "bob", "wsid/f")
-        aces = self.aces_of(sd)
-        self.expect_state(row, "the DACL bob reads names alice first, owner bob",
-                          st == OK and aces and aces[0][0] == alice and
-                          str(sd.owner_sid) == bob, f"{st} {self.show(aces)}")
 
 
 def plain_path_arg(ap):
