@@ -23,9 +23,13 @@
 #   richmode  richacl ext4, no acls (mode bits only)
 #   rich5     richacl ext4, a richacl of 5 entries on every directory and file
 #   rich50    richacl ext4, a richacl of 50 entries
-# In every acl the user who walks (bob: uid 1002, groups 1002 and staff)
-# matches no entry but the last one (other:: / everyone@), so the check scans
-# the whole acl, as it would for most users of a shared directory.  Output:
+#   rich5g    as rich5, but bob is granted by a group:staff entry, second
+#   rich5d    as rich5, with a deny entry for another user before everyone@
+# In the POSIX acls and in rich5/rich50 the user who walks (bob: uid 1002,
+# groups 1002 and staff) matches no entry but the last one (other:: /
+# everyone@), as most users of a shared directory do.  The kernel decides
+# what everyone@ grants without scanning (patch 39) unless a deny entry comes
+# first: rich5d is that worst case, where the whole acl is scanned.  Output:
 # walk.txt (path_walk), walk-control.txt, walk-setup.txt, profiles/walk-*.txt
 # (perf, cpu-clock samples of one loop per tree and operation).
 #
@@ -108,18 +112,31 @@ posix_text() {
 	echo "$text,g::$x,m::$x,o::$x"
 }
 
+# rich_text N dir|file [g|d]: owner@, N-2 user/group entries, everyone@.
+# Plain: bob matches only everyone@, which grants him execute (and read);
+# g: the first middle entry is group:staff (bob's group) and grants him,
+#    everyone@ grants nothing of it (the group-entry case);
+# d: the first middle entry denies another user execute (read on files), so
+#    no summary can decide bob's request and the whole acl is scanned.
 rich_text() {
-	local n=$1 kind=$2 x=rxaRcS own=rwpxdDaARWcCoS k text
-	[ "$kind" = file ] && x=raRcS own=rwpaARWcCoS
+	local n=$1 kind=$2 variant=${3:-} x=rxaRcS own=rwpxdDaARWcCoS deny=x k text
+	local every
+	[ "$kind" = file ] && x=raRcS own=rwpaARWcCoS deny=r
+	every=$x
 	text="owner@:$own::allow"
 	for ((k = 1; k <= n - 2; k++)); do
-		if ((k % 2)); then
+		if ((k == 1)) && [ "$variant" = g ]; then
+			text+=" group:staff:$x::allow"
+			every=aRcS
+		elif ((k == 1)) && [ "$variant" = d ]; then
+			text+=" user:$((5000 + k)):$deny::deny"
+		elif ((k % 2)); then
 			text+=" user:$((5000 + k)):$x::allow"
 		else
 			text+=" group:$((6000 + k)):$x::allow"
 		fi
 	done
-	echo "$text everyone@:$x::allow"
+	echo "$text everyone@:$every::allow"
 }
 
 # make_tree TOP none|posix|rich N
@@ -145,9 +162,12 @@ make_tree() {
 		setfacl --set "$(posix_text "$n" dir)" "${dirs[@]}" &&
 			setfacl --set "$(posix_text "$n" file)" "$d"/f* || return 1
 		;;
-	rich)
-		"$tools/setrichacl" --set "$(rich_text "$n" dir)" "${dirs[@]}" &&
-			"$tools/setrichacl" --set "$(rich_text "$n" file)" "$d"/f* || return 1
+	rich | rich-g | rich-d)
+		local v=${kind#rich}
+		v=${v#-}
+		"$tools/setrichacl" --set "$(rich_text "$n" dir "$v")" "${dirs[@]}" &&
+			"$tools/setrichacl" --set "$(rich_text "$n" file "$v")" "$d"/f* ||
+			return 1
 		;;
 	esac
 }
@@ -157,7 +177,7 @@ acl_entries() {	# kind path
 	case "$1" in
 	none) echo 0 ;;
 	posix) getfacl -cp "$2" 2>/dev/null | grep -c '^[ugmo]' ;;
-	rich) "$tools/getrichacl" "$2" 2>/dev/null | grep -c ':\(allow\|deny\)$' ;;
+	rich*) "$tools/getrichacl" "$2" 2>/dev/null | grep -c ':\(allow\|deny\)$' ;;
 	esac
 }
 
@@ -171,7 +191,8 @@ fs_mounted() {	# rich|plain
 run_walk() {
 	local trees=() spec label fs kind n top leaf want got
 	for spec in mode:plain:none:0 posix5:plain:posix:5 posix50:plain:posix:50 \
-		richmode:rich:none:0 rich5:rich:rich:5 rich50:rich:rich:50; do
+		richmode:rich:none:0 rich5:rich:rich:5 rich50:rich:rich:50 \
+		rich5g:rich:rich-g:5 rich5d:rich:rich-d:5; do
 		IFS=: read -r label fs kind n <<<"$spec"
 		if ! fs_mounted "$fs"; then
 			echo "tree $label skipped: the $fs image is not mounted" >>"$out/walk-setup.txt"
@@ -196,7 +217,7 @@ run_walk() {
 		if [ "$n" = 5 ]; then	# what the acls look like
 			case "$kind" in
 			posix) getfacl -cp "$top/d1" ;;
-			rich) "$tools/getrichacl" "$top/d1" ;;
+			rich*) "$tools/getrichacl" "$top/d1" ;;
 			esac >>"$out/walk-setup.txt" 2>&1
 		fi
 		trees+=("$label=$top")
