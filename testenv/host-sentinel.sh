@@ -28,6 +28,7 @@ port=${RICHACL_SENTINEL_PORT:-14450}
 }
 pidfile=$dir/sentinel.pid
 startfile=$dir/sentinel.start
+smbd=$(command -v smbd || echo /usr/sbin/smbd)
 
 # the start time of pid (field 22 of /proc/PID/stat): a pid reused by
 # another process has another start time
@@ -45,8 +46,6 @@ answers() {	# does something accept TCP connections on 127.0.0.1:$port?
 
 case "$cmd" in
 start)
-	smbd=$(command -v smbd || true)
-	[ -n "$smbd" ] || smbd=/usr/sbin/smbd
 	if [ ! -x "$smbd" ]; then
 		echo "host-sentinel: no smbd on the host yet; no sentinel" >&2
 		exit 0
@@ -110,7 +109,7 @@ check)
 	pid=$(cat "$pidfile")
 	pass=0 fail=0
 	if [ "$(start_time "$pid")" = "$(cat "$startfile")" ] &&
-		[ "$(readlink "/proc/$pid/exe")" = "$(readlink -f "$(command -v smbd || echo /usr/sbin/smbd)")" ]; then
+		[ "$(readlink "/proc/$pid/exe")" = "$(readlink -f "$smbd")" ]; then
 		echo "ok host: the sentinel smbd (pid $pid) still runs"
 		pass=$((pass + 1))
 	else
