@@ -12,6 +12,10 @@ PKGS_SAMBA_SRC="dpkg-dev libparse-yapp-perl libkeyutils-dev python3-dev libgnutl
 	liblmdb-dev zlib1g-dev libicu-dev libbsd-dev libcap-dev libarchive-dev libdbus-1-dev \
 	libncurses-dev libreadline-dev libtalloc-dev python3-ldb-dev python3-talloc-dev libcups2-dev \
 	perl docbook-xsl xsltproc"
+# e2fsprogs with richacl (testenv/e2fsprogs-build.sh): Debian's build
+# dependencies of e2fsprogs without fuse2fs, udev and cron, which only serve
+# packages that build does not make (udev and cron would be services)
+PKGS_E2FS="debhelper dh-exec texinfo libblkid-dev uuid-dev m4 gettext"
 
 src=/etc/apt/sources.list.d/project-deb-src.sources
 if [ ! -f "$src" ]; then
@@ -20,7 +24,7 @@ if [ ! -f "$src" ]; then
 fi
 
 want=""
-for p in $PKGS_BUILD $PKGS_KERNEL $PKGS_GUEST $PKGS_SAMBA_SRC; do
+for p in $PKGS_BUILD $PKGS_KERNEL $PKGS_GUEST $PKGS_SAMBA_SRC $PKGS_E2FS; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'install ok installed' || want="$want $p"
 done
 if [ -n "$want" ] || [ -n "${stamp_update:-}" ]; then

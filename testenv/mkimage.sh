@@ -4,8 +4,8 @@
 #   testenv/mkimage.sh [--ea-inode] DIR
 #
 # Writes two fresh raw images into DIR and prints their paths, one per line:
-#   DIR/richacl.img   ext4 with the richacl incompat feature bit 0x40000 set
-#                     (EXT4_FEATURE_INCOMPAT_RICHACL of this project's series)
+#   DIR/richacl.img   ext4 with the richacl feature (incompat bit 0x40000,
+#                     EXT4_FEATURE_INCOMPAT_RICHACL of this project's series)
 #   DIR/plain.img     ext4 without it (POSIX ACLs, for comparison)
 # and with --ea-inode a third one:
 #   DIR/richacl-ea.img  richacl.img with the ea_inode feature (large xattr
@@ -14,11 +14,11 @@
 # (mke2fs would pick 1 KiB blocks and 128-byte inodes, i.e. no in-inode xattr
 # space, for an image this small).  The images are copied (sparse) from
 # templates cached under
-# /var/cache/richacl/testenv/images/<hash of this script and mke2fs version>/.
+# /var/cache/richacl/testenv/images/<hash of this script and the e2fsprogs build>/.
 #
-# Stock e2fsprogs 1.47 has no name for bit 18; debugfs sets it as FEATURE_I18.
-# e2fsck refuses such a file system (unsupported feature), so it is not run on
-# the richacl image.  Never mount these images on the host.
+# The images are made with e2fsprogs with richacl (e2fsprogs-patches/, built
+# by testenv/e2fsprogs-build.sh): mkfs.ext4 -O richacl, checked with its
+# e2fsck -fn.  Never mount these images on the host.
 set -euo pipefail
 
 SIZE_MB=${RICHACL_IMAGE_MB:-128}
@@ -32,9 +32,10 @@ fi
 [ $# -eq 1 ] || { echo "usage: $0 [--ea-inode] DIR" >&2; exit 2; }
 out=$1
 
-mke2fs_version=$(mke2fs -V 2>&1)
-mke2fs_version=${mke2fs_version%%$'\n'*}
-key=$( (cat "$0"; echo "$mke2fs_version $SIZE_MB") | sha256sum | cut -c1-16)
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+e2fs=$(bash "$here/e2fsprogs-build.sh")
+key=$( (cat "$0"; echo "$e2fs $SIZE_MB") | sha256sum | cut -c1-16)
+e2fs=$e2fs/bin
 cache=/var/cache/richacl/testenv/images/$key
 
 incompat_bits() {	# image -> s_feature_incompat (superblock at 1024, field at 0x60)
@@ -42,16 +43,17 @@ incompat_bits() {	# image -> s_feature_incompat (superblock at 1024, field at 0x
 }
 
 make_template() {	# image richacl(0|1) [mkfs.ext4 options]
-	local img=$1 rich=$2
+	local img=$1 rich=$2 features=""
 	shift 2
 	rm -f "$img"
 	truncate -s "${SIZE_MB}M" "$img"
-	mkfs.ext4 -q -F -b 4096 -I 256 -L "$([ "$rich" = 1 ] && echo richacl || echo plain)" \
-		-E root_owner=0:0 "$@" "$img"
+	[ "$rich" = 1 ] && features="-O richacl"
+	# shellcheck disable=SC2086
+	"$e2fs/mkfs.ext4" -q -F -b 4096 -I 256 -L "$([ "$rich" = 1 ] && echo richacl || echo plain)" \
+		-E root_owner=0:0 $features "$@" "$img"
 	if [ "$rich" = 1 ]; then
-		debugfs -w -R "feature FEATURE_I18" "$img" >/dev/null 2>&1
-		dumpe2fs -f -h "$img" 2>/dev/null | grep -q '^Filesystem features:.*FEATURE_I18' || {
-			echo "mkimage: debugfs did not set FEATURE_I18 on $img" >&2
+		"$e2fs/dumpe2fs" -h "$img" 2>/dev/null | grep -q '^Filesystem features:.* richacl' || {
+			echo "mkimage: mkfs.ext4 -O richacl did not name the feature on $img" >&2
 			return 1
 		}
 		[ $(( $(incompat_bits "$img") & RICHACL_BIT )) -ne 0 ] || {
@@ -63,11 +65,11 @@ make_template() {	# image richacl(0|1) [mkfs.ext4 options]
 			echo "mkimage: plain image unexpectedly has bit 0x40000" >&2
 			return 1
 		}
-		e2fsck -fn "$img" >/dev/null 2>&1 || {
-			echo "mkimage: e2fsck found problems in $img" >&2
-			return 1
-		}
 	fi
+	"$e2fs/e2fsck" -fn "$img" >/dev/null 2>&1 || {
+		echo "mkimage: e2fsck found problems in $img" >&2
+		return 1
+	}
 }
 
 if [ ! -f "$cache/done" ]; then
@@ -75,7 +77,7 @@ if [ ! -f "$cache/done" ]; then
 	make_template "$cache/richacl.img" 1
 	make_template "$cache/plain.img" 0
 	make_template "$cache/richacl-ea.img" 1 -O ea_inode
-	dumpe2fs -f -h "$cache/richacl-ea.img" 2>/dev/null | grep -q '^Filesystem features:.*ea_inode' || {
+	"$e2fs/dumpe2fs" -h "$cache/richacl-ea.img" 2>/dev/null | grep -q '^Filesystem features:.*ea_inode' || {
 		echo "mkimage: mkfs.ext4 did not set ea_inode on richacl-ea.img" >&2
 		exit 1
 	}

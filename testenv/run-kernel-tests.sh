@@ -69,13 +69,16 @@ out=$(bash testenv/mkimage.sh --ea-inode "$run") ||
 	die "testenv/mkimage.sh $run failed (exit $?)"
 mapfile -t imgs <<<"$out"
 [ ${#imgs[@]} -eq 3 ] || die "testenv/mkimage.sh printed '$out', not three image paths"
+damaged=$(bash testenv/mkdamaged.sh "$run") || die "testenv/mkdamaged.sh $run failed"
+e2fs=$(bash testenv/e2fsprogs-build.sh)/bin
 
 start=$SECONDS
 bash testenv/guest-run.sh --kernel "$kernel" --disk "${imgs[0]}" --disk "${imgs[1]}" \
-	--disk "${imgs[2]}" \
+	--disk "${imgs[2]}" --disk "$damaged" \
 	--results "$run/results" --timeout "${RICHACL_KERNEL_TEST_TIMEOUT:-1800}" -- \
 	"$repo/testenv/tests/kernel/run.sh" --kt "$kt" --tools "$repo/build" \
-	--rich /dev/vda --plain /dev/vdb --rich-ea /dev/vdc "$@" 2>&1 | tee "$run/output.txt" |
+	--rich /dev/vda --plain /dev/vdb --rich-ea /dev/vdc --damaged /dev/vdd --e2fs "$e2fs" \
+	"$@" 2>&1 | tee "$run/output.txt" |
 	grep -Ev '^[0-9]+ passed, [0-9]+ failed$'
 rc=${PIPESTATUS[0]}
 

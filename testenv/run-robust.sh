@@ -175,6 +175,7 @@ if want crash; then
 	mkdir -p "$run/crash"
 	mapfile -t imgs < <(bash testenv/mkimage.sh "$run/crash") || die "mkimage failed"
 	img=${imgs[0]}
+	e2fs=$(bash testenv/e2fsprogs-build.sh)/bin || die "testenv/e2fsprogs-build.sh failed"
 	log=$run/crash/acl-log
 	: >"$log"
 	: >"$log-smb"
@@ -189,7 +190,7 @@ if want crash; then
 		ln -f "$log-smb" "$res/acl-log-smb" 2>/dev/null || cp "$log-smb" "$res/acl-log-smb"
 		"${GUEST[@]}" --disk "$img" --results "$res" --timeout 400 -- \
 			bash "$repo/testenv/robust/guest.sh" crash --bin "$bin" --out /results/out \
-			--dev /dev/vda --log /results/acl-log --seed "$((seed + i))" \
+			--dev /dev/vda --log /results/acl-log --seed "$((seed + i))" --e2fs "$e2fs" \
 			${module:+--module "$module"} \
 			>"$res/guest.log" 2>&1 &
 		gpid=$!

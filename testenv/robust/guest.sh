@@ -4,7 +4,8 @@
 #   guest.sh main  --bin DIR --out DIR [--dev DEV] [--module SO] [--cases N] [--blobs N]
 #                  [--smb-cases N] [--load-secs N] [--hostile-rounds N] [--seed N]
 #                  [--skip LIST]
-#   guest.sh crash --bin DIR --out DIR --log FILE [--dev DEV] [--module SO] [--seed N]
+#   guest.sh crash --bin DIR --out DIR --log FILE --e2fs DIR [--dev DEV] [--module SO]
+#                  [--seed N]
 #   guest.sh valgrind --bin DIR --out DIR [--dev DEV] --module SO [--ops N]
 #
 # main: mounts DEV (the richacl ext4 image) on /mnt/rich and runs, in order,
@@ -20,8 +21,8 @@
 #   Each part writes DIR/<part>.txt ending in "N passed, N failed"; --skip
 #   takes a comma separated list of parts to leave out.
 # crash: one crash cycle: mount DEV (journal replay after the previous kill),
-#   unmount, clear the richacl feature bit, e2fsck -fn, set the bit again,
-#   mount, check every file against the acl log (crash check), then write
+#   unmount, e2fsck -fn with the richacl feature on (--e2fs: the bin/ of
+#   testenv/e2fsprogs-build.sh), mount, check every file against the acl log (crash check), then write
 #   acls in a loop until the host kills QEMU: locally with setxattr (crash
 #   write, log FILE) and, with --module, through smbd (crash_smb.py, log
 #   FILE-smb, checked the same way).  DIR/crash-check.txt, crash-check-smb.txt,
@@ -41,7 +42,7 @@ STATE_WB=/run/richacl-robust-smb-winbind
 sub=${1:-}
 shift || true
 bin="" out="" dev=/dev/vda module="" cases=2000 blobs=2000 smb_cases=100 load_secs=20
-seed="" skip="" log="" ops=20 hostile_rounds=3
+seed="" skip="" log="" ops=20 hostile_rounds=3 e2fs=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--bin) bin=${2:?}; shift 2 ;;
@@ -57,6 +58,7 @@ while [ $# -gt 0 ]; do
 	--log) log=${2:?}; shift 2 ;;
 	--ops) ops=${2:?}; shift 2 ;;
 	--hostile-rounds) hostile_rounds=${2:?}; shift 2 ;;
+	--e2fs) e2fs=${2:?}; shift 2 ;;
 	*) echo "guest.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
@@ -185,19 +187,18 @@ cmd_main() {
 	echo "total $(echo "$(now) - $t0" | bc)" >>"$out/times"
 }
 
-# e2fsck refuses the unknown incompat bit 0x40000, and debugfs cannot open such
-# a file system to clear it: sbfeature.py clears it (fixing the superblock
-# checksum), e2fsck -fn checks, sbfeature.py sets it again
+# e2fsck with richacl (e2fsprogs-patches/) checks the file system with the
+# feature on, every system.richacl value included
 fsck_rich() {
-	$PY "$here/sbfeature.py" "$dev" clear || return 1
-	e2fsck -fn "$dev" 2>&1
-	local rc=$?
-	$PY "$here/sbfeature.py" "$dev" set || return 1
-	return $rc
+	[ -x "$e2fs/e2fsck" ] || { echo "FAIL no e2fsck with richacl (--e2fs '$e2fs')"; return 1; }
+	"$e2fs/dumpe2fs" -h "$dev" 2>/dev/null | grep -q '^Filesystem features:.* richacl' ||
+		{ echo "FAIL the richacl feature is not set on $dev"; return 1; }
+	"$e2fs/e2fsck" -fn "$dev" 2>&1
 }
 
 cmd_crash() {
 	[ -n "$log" ] || { echo "guest.sh crash: --log is required" >&2; exit 2; }
+	[ -n "$e2fs" ] || { echo "guest.sh crash: --e2fs is required" >&2; exit 2; }
 	local t0
 	t0=$(now)
 	rm -f "$out/writing"

@@ -11,6 +11,10 @@
 #   --plain DEV   block device with the plain ext4 image (default /dev/vdb)
 #   --rich-ea DEV block device with the richacl ext4 image made with ea_inode
 #                 (default /dev/vdc; only the xsize group uses it)
+#   --damaged DEV block device with the image of testenv/mkdamaged.sh
+#                 (default /dev/vdd; only the fsck group uses it)
+#   --e2fs DIR    e2fsprogs with richacl (testenv/e2fsprogs-build.sh's bin/;
+#                 only the fsck group uses it)
 #   GROUP...      run only these groups (function names below, e.g. create)
 #
 # Prints one "ok"/"FAIL" line per check and ends with "N passed, N failed";
@@ -54,6 +58,7 @@
 #   attack2_1..7 K-ATTACK2-n  a third outside attack (t-80-attack2.sh) on the fixes
 #                             of the second: set-id bits, kill-suid, devices, masks
 #   caps        K-CAPS        one capability buys no more on richacl than on plain ext4
+#   fsck        K-FSCK        e2fsck reports and removes damaged richacls, and only those
 #   dmesg       K-DMESG       no BUG/WARNING/Oops in the kernel log
 set -u
 here=$(dirname "$(readlink -f "$0")")
@@ -62,6 +67,8 @@ KT=""
 RICH_DEV=/dev/vda
 PLAIN_DEV=/dev/vdb
 RICH_EA_DEV=/dev/vdc
+DAMAGED_DEV=/dev/vdd
+E2FS=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kt) KT=$2; shift 2 ;;
@@ -69,6 +76,8 @@ while [ $# -gt 0 ]; do
 	--rich) RICH_DEV=$2; shift 2 ;;
 	--plain) PLAIN_DEV=$2; shift 2 ;;
 	--rich-ea) RICH_EA_DEV=$2; shift 2 ;;
+	--damaged) DAMAGED_DEV=$2; shift 2 ;;
+	--e2fs) E2FS=$2; shift 2 ;;
 	--) shift; break ;;
 	-*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
@@ -106,7 +115,7 @@ GROUPS_ALL=(mount kunit posix mode_plain mode_rich create delete rename write_ac
 	write_attributes append append_fd owner_narrow chmod inherit auto_inherit equiv rcu invalid
 	unmapped xsize ksec1 ksec2 ksec3 ksec4 ksec5 ksec6 ksec7 ksec8 ksec9
 	attack1 attack2 attack3 attack4 attack5 attack6 attack7 attack8 attack9 attack10
-	attack2_1 attack2_2 attack2_3 attack2_4 attack2_5 attack2_6 attack2_7 caps dmesg)
+	attack2_1 attack2_2 attack2_3 attack2_4 attack2_5 attack2_6 attack2_7 caps fsck dmesg)
 if [ $# -gt 0 ]; then
 	groups=("$@")
 else
