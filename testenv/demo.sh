@@ -6,7 +6,8 @@
 #
 # Steps: testenv/install-deps.sh; the kernel ($RICHACL_KERNEL, else
 # testenv/kernel-build.sh, else /var/cache/richacl/kernel/current/bzImage);
-# the tools (testenv/build.sh) and the Samba module (vfs_richacl/build.sh);
+# the tools (testenv/build.sh) and the Debian packages of the module and the
+# tools (packaging/build-debs.sh), which the guest installs and serves from;
 # fresh disk images (testenv/mkimage.sh); then testenv/guest-run.sh with the
 # host's 127.0.0.1:4450 forwarded to the guest's port 445 (and 127.0.0.1:445
 # too when nothing on the host uses it, so that smbcacls works directly).
@@ -45,9 +46,9 @@ fi
 
 say "building the library and tools"
 bash testenv/build.sh >&2
-say "building the Samba module"
-module=$(bash vfs_richacl/build.sh)
-[ -r "$module" ] || die "vfs_richacl/build.sh did not produce a module"
+say "building the Debian packages samba-vfs-richacl and richacl-tools"
+mapfile -t debs < <(bash packaging/build-debs.sh)
+[ ${#debs[@]} -eq 2 ] || die "packaging/build-debs.sh did not produce two packages"
 
 rm -rf "$demo"
 mkdir -p "$demo/guest"
@@ -64,4 +65,4 @@ say "booting the guest (kernel $kernel); stop with Ctrl-C"
 exec bash testenv/guest-run.sh --kernel "$kernel" --disk "${imgs[0]}" --disk "${imgs[1]}" \
 	--results "$demo/guest" --timeout 0 --mem 1536 "${fwd[@]}" \
 	--env DEMO_PORT="$port" --env DEMO_PORT445="$port445" -- \
-	bash "$repo/testenv/smb/guest-demo.sh" --tools "$repo/build" --module "$module"
+	bash "$repo/testenv/smb/guest-demo.sh" --deb "${debs[0]}" --deb "${debs[1]}"

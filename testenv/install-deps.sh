@@ -16,6 +16,8 @@ PKGS_SAMBA_SRC="dpkg-dev libparse-yapp-perl libkeyutils-dev python3-dev libgnutl
 # dependencies of e2fsprogs without fuse2fs, udev and cron, which only serve
 # packages that build does not make (udev and cron would be services)
 PKGS_E2FS="debhelper dh-exec texinfo libblkid-dev uuid-dev m4 gettext"
+# packaging/build-debs.sh (lintian checks the packages it builds)
+PKGS_DEB="git man-db groff-base lintian"
 
 src=/etc/apt/sources.list.d/project-deb-src.sources
 if [ ! -f "$src" ]; then
@@ -24,7 +26,7 @@ if [ ! -f "$src" ]; then
 fi
 
 want=""
-for p in $PKGS_BUILD $PKGS_KERNEL $PKGS_GUEST $PKGS_SAMBA_SRC $PKGS_E2FS; do
+for p in $PKGS_BUILD $PKGS_KERNEL $PKGS_GUEST $PKGS_SAMBA_SRC $PKGS_E2FS $PKGS_DEB; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'install ok installed' || want="$want $p"
 done
 if [ -n "$want" ] || [ -n "${stamp_update:-}" ]; then

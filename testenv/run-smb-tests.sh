@@ -7,8 +7,10 @@
 # Host side.  It
 #  1. gets the guest kernel: $RICHACL_KERNEL if set, else testenv/kernel-build.sh
 #     (cached by its inputs), else /var/cache/richacl/kernel/current/bzImage,
-#  2. builds the tools (testenv/build.sh: build/getrichacl, build/setrichacl)
-#     and the Samba module (vfs_richacl/build.sh prints the richacl.so path),
+#  2. builds the tools (testenv/build.sh) and the Debian packages
+#     samba-vfs-richacl and richacl-tools (packaging/build-debs.sh); the guest
+#     installs them (testenv/smb/install-debs.sh) and smbd loads the installed
+#     module (checks S-PKG),
 #  3. makes fresh disk images (testenv/mkimage.sh: richacl + plain ext4),
 #  4. boots the guest (testenv/guest-run.sh) running testenv/smb/guest-tests.sh:
 #     smbd on the guest's loopback port 445 with the [richacl], [aclxattr],
@@ -74,12 +76,15 @@ fi
 for t in getrichacl setrichacl; do
 	[ -x "build/$t" ] || problem "build/$t is missing"
 done
-module=""
-if module=$(bash vfs_richacl/build.sh 2>"$out/module-build.log") && [ -r "$module" ]; then
-	note "module $module"
+# the module and the tools as Debian packages (packaging/build-debs.sh), which
+# the guest installs and serves from
+debs=()
+if mapfile -t debs < <(bash packaging/build-debs.sh 2>"$out/debs-build.log") &&
+	[ ${#debs[@]} -eq 2 ]; then
+	note "packages ${debs[*]##*/}"
 else
-	problem "vfs_richacl/build.sh failed (see $out/module-build.log); the richacl share cannot load it"
-	module=""
+	problem "packaging/build-debs.sh failed (see $out/debs-build.log); the richacl share cannot load the module"
+	debs=()
 fi
 
 # 3. images
@@ -91,8 +96,12 @@ if ! mapfile -t imgs < <(bash testenv/mkimage.sh "$images") || [ ${#imgs[@]} -ne
 fi
 
 # 4. the guest
-gargs=(--out /results/smb --tools "$repo/build")
-[ -n "$module" ] && gargs+=(--module "$module")
+gargs=(--out /results/smb)
+if [ ${#debs[@]} -gt 0 ]; then
+	for d in "${debs[@]}"; do gargs+=(--deb "$d"); done
+else
+	gargs+=(--tools "$repo/build")
+fi
 t=$SECONDS
 bash testenv/guest-run.sh --kernel "$kernel" --disk "${imgs[0]}" --disk "${imgs[1]}" \
 	--results "$out/guest" --mem 1536 --timeout 2700 -- \
@@ -127,6 +136,18 @@ count_suite() {	# file name
 		echo "FAIL $name suite: did not run"
 	fi
 }
+if [ ${#debs[@]} -gt 0 ]; then
+	for p in samba-vfs-richacl richacl-tools; do
+		line=$(grep "^installed $p " "$res/packages" 2>/dev/null)
+		if [ -n "$line" ]; then
+			echo "ok S-PKG the guest serves from the installed package $p ${line##* }"
+			pass=$((pass + 1))
+		else
+			echo "FAIL S-PKG the guest installed $p (see $res/packages.err)"
+			fail=$((fail + 1))
+		fi
+	done
+fi
 count_suite "$res/s-suite.txt" "S-*"
 count_suite "$res/k2-suite.txt" "S-K2"
 count_suite "$res/s-suite-winbind.txt" "S-* (winbind)"

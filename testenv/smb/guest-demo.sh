@@ -1,8 +1,11 @@
 #!/bin/bash
 # In-guest part of testenv/demo.sh (runs as root in the QEMU guest).
 #
-#   guest-demo.sh --tools DIR [--module RICHACL_SO] [--rich-dev DEV] [--plain-dev DEV]
+#   guest-demo.sh (--tools DIR [--module RICHACL_SO] | --deb DEB...)
+#                 [--rich-dev DEV] [--plain-dev DEV]
 #
+# With --deb (repeatable) the packages of packaging/build-debs.sh are
+# installed first (install-debs.sh) and the installed module and tools serve.
 # Mounts the richacl ext4 image on /mnt/rich, gives the share directory
 # /mnt/rich/share a Windows-style inheritable ACL, starts smbd on the guest's
 # port 445 (testenv/smb/server.sh; the host forwards 127.0.0.1:4450 to it),
@@ -12,17 +15,22 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-tools="" module="" rich_dev=/dev/vda plain_dev=/dev/vdb
+tools="" module="" rich_dev=/dev/vda plain_dev=/dev/vdb debs=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--tools) tools=${2:?}; shift 2 ;;
 	--module) module=${2:?}; shift 2 ;;
+	--deb) debs+=("${2:?}"); shift 2 ;;
 	--rich-dev) rich_dev=${2:?}; shift 2 ;;
 	--plain-dev) plain_dev=${2:?}; shift 2 ;;
 	*) echo "guest-demo.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
-[ -n "$tools" ] || { echo "guest-demo.sh: --tools is required" >&2; exit 2; }
+if [ ${#debs[@]} -gt 0 ]; then
+	bash "$here/install-debs.sh" "${debs[@]}" || exit 1
+	[ -x /usr/bin/setrichacl ] && tools=/usr/bin
+fi
+[ -n "$tools" ] || { echo "guest-demo.sh: --tools (or --deb of richacl-tools) is required" >&2; exit 2; }
 STATE=/run/richacl-smb
 [ -e /proc/self/fd ] || mount -t proc proc /proc
 

@@ -1,10 +1,13 @@
 #!/bin/bash
 # In-guest part of testenv/run-smb-tests.sh (runs as root in the QEMU guest).
 #
-#   guest-tests.sh --out DIR --tools DIR [--module RICHACL_SO]
+#   guest-tests.sh --out DIR (--tools DIR [--module RICHACL_SO] | --deb DEB...)
 #                  [--rich-dev DEV] [--plain-dev DEV]
 #                  [--no-suite] [--no-torture] [--suites "SUITE ..."] [--shares "SHARE ..."]
 #
+# 0. with --deb (repeatable): installs the packages of packaging/build-debs.sh
+#    (install-debs.sh), then uses the installed module and /usr/bin's tools;
+#    DIR/packages lists what was installed,
 # 1. mounts the richacl ext4 image (DEV default /dev/vda) on /mnt/rich and the
 #    plain ext4 image (/dev/vdb) on /mnt/plain,
 # 2. starts smbd on the guest's loopback port 445 (testenv/smb/server.sh) with
@@ -44,12 +47,13 @@ SUITES="smb2.acls smb2.create smb2.rename smb2.delete-on-close-perms smb2.sdread
 	base.attr base.chkpath"
 SHARES="richacl aclxattr"
 out="" tools="" module="" rich_dev=/dev/vda plain_dev=/dev/vdb
-run_suite=1 run_torture=1
+run_suite=1 run_torture=1 debs=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--out) out=${2:?}; shift 2 ;;
 	--tools) tools=${2:?}; shift 2 ;;
 	--module) module=${2:?}; shift 2 ;;
+	--deb) debs+=("${2:?}"); shift 2 ;;
 	--rich-dev) rich_dev=${2:?}; shift 2 ;;
 	--plain-dev) plain_dev=${2:?}; shift 2 ;;
 	--no-suite) run_suite=0; shift ;;
@@ -59,8 +63,18 @@ while [ $# -gt 0 ]; do
 	*) echo "guest-tests.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
-[ -n "$out" ] && [ -n "$tools" ] || { echo "guest-tests.sh: --out and --tools are required" >&2; exit 2; }
+[ -n "$out" ] || { echo "guest-tests.sh: --out is required" >&2; exit 2; }
 mkdir -p "$out"
+if [ ${#debs[@]} -gt 0 ]; then
+	[ -z "$module" ] || { echo "guest-tests.sh: --module and --deb exclude each other" >&2; exit 2; }
+	if ! bash "$here/install-debs.sh" "${debs[@]}" >"$out/packages" 2>"$out/packages.err"; then
+		cat "$out/packages.err" >&2
+		echo "FAIL packages: $(tail -n 1 "$out/packages.err")" >"$out/s-suite.txt"
+		exit 1
+	fi
+	grep -q '^installed richacl-tools ' "$out/packages" && tools=/usr/bin
+fi
+[ -n "$tools" ] || { echo "guest-tests.sh: --tools (or --deb of richacl-tools) is required" >&2; exit 2; }
 STATE=/run/richacl-smb
 TORTURE_USER=alice
 now() { cut -d' ' -f1 /proc/uptime; }
