@@ -1539,6 +1539,37 @@ static bool richacl_write_only(const struct files_struct *fsp,
 	return (fsp->access_mask & (FILE_READ_DATA | FILE_EXECUTE)) == 0;
 }
 
+/* ---- byte-range locks on write-only handles ---- */
+
+/*
+ * smbd backs a shared (read) byte-range lock with an F_RDLCK fcntl lock,
+ * which the kernel refuses (EBADF) on a descriptor that is not open for
+ * reading; and richacl_openat() opens write-only and append-only handles
+ * O_WRONLY where smbd asked for O_RDWR.  Windows grants shared locks on such
+ * handles.  The lock is then kept in smbd's byte-range lock database only,
+ * which decides between SMB clients as always; what is left out is the
+ * advisory POSIX lock that would show it to local processes and to NFS.
+ * Exclusive locks and unlocks go to the kernel unchanged.
+ */
+static bool richacl_lock(vfs_handle_struct *handle, files_struct *fsp,
+			 int op, off_t offset, off_t count, int type)
+{
+	int fd = fsp_get_io_fd(fsp);
+	int flags;
+
+	if (type == F_RDLCK && (op == F_SETLK || op == F_SETLKW) && fd != -1) {
+		flags = fcntl(fd, F_GETFL);
+		if (flags != -1 && (flags & O_ACCMODE) == O_WRONLY) {
+			DBG_INFO("%s: shared lock [%jd, +%jd) on a write-only "
+				 "handle: in smbd's lock database only\n",
+				 fsp_str_dbg(fsp), (intmax_t)offset,
+				 (intmax_t)count);
+			return true;
+		}
+	}
+	return SMB_VFS_NEXT_LOCK(handle, fsp, op, offset, count, type);
+}
+
 /* ---- the creator's handle ---- */
 
 /*
@@ -3086,6 +3117,7 @@ static NTSTATUS richacl_create_file(struct vfs_handle_struct *handle,
 static struct vfs_fn_pointers vfs_richacl_fns = {
 	.connect_fn = richacl_connect,
 	.openat_fn = richacl_openat,
+	.lock_fn = richacl_lock,
 	.create_file_fn = richacl_create_file,
 	.mkdirat_fn = richacl_mkdirat,
 	.unlinkat_fn = richacl_unlinkat,

@@ -43,6 +43,12 @@ code under test printed.
              MAXIMUM_ALLOWED open succeeds too; without execute nothing
              opens.  A directory that grants add but not list opens for
              FILE_ADD_FILE and GENERIC_WRITE, and stays unlistable.
+  S-W-lock   a handle that may write but not read (and one that may only
+             append) takes shared and exclusive byte-range locks, as on
+             Windows (smbd backs a shared lock with an F_RDLCK fcntl lock,
+             which a write-only descriptor cannot hold); the shared lock
+             still conflicts with another client's exclusive lock until it
+             is released; reading through the handle stays refused.
 
 Output: "ok ID desc" / "FAIL ID desc: details" lines and "N passed, N failed".
 
@@ -52,6 +58,8 @@ usage: windows.py --state DIR --path DIR --plain-path DIR [--tools DIR]
 
 import os
 
+from impacket import nt_errors, smb3structs, smbconnection
+from impacket.smb3structs import SMB2_DIALECT_21
 from samba.dcerpc import security
 
 import run
@@ -72,7 +80,7 @@ PLAIN_SHARE = "rplain"          # testenv/smb/smbconf.sh --test-shares
 
 class Windows(verdict.Verdict):
     ROWS = ["S-W-fa", "S-W-plain", "S-W-apply", "S-W-owner", "S-W-creator", "S-W-rmdir",
-            "S-W-exec"]
+            "S-W-exec", "S-W-lock"]
 
     def __init__(self, args):
         super().__init__(args)
@@ -492,6 +500,117 @@ class Windows(verdict.Verdict):
         self.expect_smb(row, "bob creates wex\\d\\new", OK, st)
         if st == OK:
             self.smb(c.close, fnum)
+
+    # SMB2 LOCK through impacket (python3-samba's client has no lock call,
+    # and impacket's SMB3.lock() builds its lock array as a str)
+    SHARED = smb3structs.SMB2_LOCKFLAG_SHARED_LOCK | smb3structs.SMB2_LOCKFLAG_FAIL_IMMEDIATELY
+    EXCLUSIVE = (smb3structs.SMB2_LOCKFLAG_EXCLUSIVE_LOCK |
+                 smb3structs.SMB2_LOCKFLAG_FAIL_IMMEDIATELY)
+    UNLOCK = smb3structs.SMB2_LOCKFLAG_UNLOCK
+
+    def raw_conn(self, user):
+        conn = smbconnection.SMBConnection("127.0.0.1", "127.0.0.1",
+                                           preferredDialect=SMB2_DIALECT_21, timeout=60)
+        conn.login(user, self.passwords[user])
+        return conn, conn.connectTree("richacl")
+
+    @staticmethod
+    def raw_status(exc):
+        code = exc.getErrorCode() if hasattr(exc, "getErrorCode") else None
+        if code is None:
+            return f"{type(exc).__name__}: {exc}"
+        return "NT_" + nt_errors.ERROR_MESSAGES.get(code, (f"0x{code:08x}",))[0]
+
+    def raw_open(self, conn, tid, rel, access):
+        """(status, file id) of an open of rel for access."""
+        try:
+            return OK, conn.createFile(tid, rel.replace("/", "\\"), desiredAccess=access,
+                                       shareMode=7, creationOption=run.FILE_NON_DIRECTORY_FILE,
+                                       creationDisposition=run.FILE_OPEN)
+        except smbconnection.SessionError as e:
+            return self.raw_status(e), None
+
+    def raw_lock(self, conn, tid, fid, offset, length, flags):
+        """NTSTATUS name of one SMB2 LOCK request."""
+        smb = conn._SMBConnection
+        element = smb3structs.SMB2_LOCK_ELEMENT()
+        element["Offset"], element["Length"], element["Flags"] = offset, length, flags
+        body = smb3structs.SMB2Lock()
+        body["FileID"] = fid
+        body["LockCount"] = 1
+        body["LockSequence"] = 0
+        body["Locks"] = element.getData()
+        packet = smb.SMB_PACKET()
+        packet["Command"] = smb3structs.SMB2_LOCK
+        packet["TreeID"] = tid
+        packet["Data"] = body
+        answer = smb.recvSMB(smb.sendSMB(packet))
+        code = answer["Status"]
+        return "NT_" + nt_errors.ERROR_MESSAGES.get(code, (f"0x{code:08x}",))[0]
+
+    def raw_read(self, conn, tid, fid):
+        try:
+            conn.readFile(tid, fid, 0, 4)
+            return OK
+        except smbconnection.SessionError as e:
+            return self.raw_status(e)
+
+    def s_w_lock(self):
+        """S-W-lock: write-only and append-only handles take shared locks."""
+        row = "S-W-lock"
+        lock_ok = "NT_STATUS_SUCCESS"
+        not_granted = "NT_STATUS_LOCK_NOT_GRANTED"
+        self.mkdir("wlk", f"everyone@:{run.RX_DIR}::allow")
+        self.mkfile("wlk/f", b"0123456789abcdef",
+                    acl=f"owner@:{run.FULL_FILE}::allow user:bob:wpaRcS::allow "
+                        f"user:carol:paRcS::allow",
+                    owner=1001)
+        before = self.state_of("wlk/f")
+        sync = run.SYNCHRONIZE | run.READ_ATTRIBUTES
+        try:
+            bob, btid = self.raw_conn("bob")
+            carol, ctid = self.raw_conn("carol")
+            alice, atid = self.raw_conn("alice")
+        except Exception as e:          # noqa: BLE001 - reported as a failure
+            self.expect_smb(row, "bob, carol and alice connect with impacket", OK,
+                            self.raw_status(e))
+            return
+        st, bfid = self.raw_open(bob, btid, "wlk/f", run.WRITE_DATA | sync)
+        self.expect_smb(row, "bob opens wlk\\f for FILE_WRITE_DATA without read", OK, st)
+        if st != OK:
+            return
+        self.expect_smb(row, "a shared lock on bob's write-only handle",
+                        lock_ok, self.raw_lock(bob, btid, bfid, 0, 8, self.SHARED))
+        self.expect_smb(row, "an exclusive lock on bob's write-only handle (another range)",
+                        lock_ok, self.raw_lock(bob, btid, bfid, 8, 8, self.EXCLUSIVE))
+        self.expect_smb(row, "a read through bob's handle stays refused",
+                        run.DENIED, self.raw_read(bob, btid, bfid))
+        st, afid = self.raw_open(alice, atid, "wlk/f", run.READ_DATA | run.WRITE_DATA | sync)
+        self.expect_smb(row, "alice opens wlk\\f for read and write", OK, st)
+        if st == OK:
+            self.expect_smb(row, "alice's exclusive lock conflicts with bob's shared lock",
+                            not_granted, self.raw_lock(alice, atid, afid, 0, 8, self.EXCLUSIVE))
+            self.expect_smb(row, "alice's shared lock on the same range is granted", lock_ok,
+                            self.raw_lock(alice, atid, afid, 0, 8, self.SHARED))
+            self.raw_lock(alice, atid, afid, 0, 8, self.UNLOCK)
+        self.expect_smb(row, "bob releases his shared lock", lock_ok,
+                        self.raw_lock(bob, btid, bfid, 0, 8, self.UNLOCK))
+        if st == OK:
+            self.expect_smb(row, "then alice's exclusive lock is granted", lock_ok,
+                            self.raw_lock(alice, atid, afid, 0, 8, self.EXCLUSIVE))
+            alice.closeFile(atid, afid)
+        bob.closeFile(btid, bfid)
+
+        st, cfid = self.raw_open(carol, ctid, "wlk/f", run.APPEND_DATA | sync)
+        self.expect_smb(row, "carol opens wlk\\f for FILE_APPEND_DATA only", OK, st)
+        if st == OK:
+            self.expect_smb(row, "a shared lock on carol's append-only handle", lock_ok,
+                            self.raw_lock(carol, ctid, cfid, 0, 4, self.SHARED))
+            self.expect_smb(row, "carol releases it", lock_ok,
+                            self.raw_lock(carol, ctid, cfid, 0, 4, self.UNLOCK))
+            carol.closeFile(ctid, cfid)
+        self.expect_state(row, "wlk/f unchanged (owner, mode, acl)",
+                          self.state_of("wlk/f") == before, f"{self.state_of('wlk/f')}")
 
     def must_access(self, rel, mode):
         if not os.access(self.p(rel), mode, effective_ids=True):
