@@ -1,11 +1,13 @@
 #!/bin/bash
 # Build the Debian packages of the richacl project from this checkout.
 #
-#   bash packaging/build-debs.sh     -> prints the paths of the two .deb files
+#   bash packaging/build-debs.sh     -> prints the paths of the three .deb files
 #
 # Progress goes to stderr, the paths of the packages alone to stdout.
 # packaging/README.md says what the packages contain, how to install them
 # and what lintian says about them.
+#
+# In this order:
 #
 #   samba-vfs-richacl_<v>+samba<sv>-1_<arch>.deb
 #       richacl.so in Samba's module directory
@@ -21,6 +23,13 @@
 #       (as testenv/build.sh does), but from a copy in the cache and with
 #       Debian's build flags (dpkg-buildflags, hardening=+all): build/ stays
 #       the developers' tree.
+#   richacl-migrate_<v>-1_<arch>.deb
+#       the offline acl_xattr -> richacl migration tool: tools/richacl-migrate-ntacl
+#       as /usr/sbin/richacl-migrate-ntacl (Python 3, as it is in the
+#       repository), its helper richacl-ntsd2xattr in /usr/lib/richacl/
+#       (where the tool looks for it; built with getrichacl and setrichacl,
+#       same flags, stripped) and richacl-migrate-ntacl(8).  Depends on
+#       python3 and python3-samba.
 #
 # No -dev package.  The mapping library (build/librichaclmap.so*,
 # mapping/include/*.h) is internal: the module compiles its sources in (and
@@ -48,7 +57,9 @@
 #
 # Each build checks its packages before it publishes them: contents and
 # permissions, the module is the stripped built module (code identical), the
-# tools run, every man page renders without a groff warning; and lintian
+# tools run, the migration tool runs with its packaged helper (--help, and a
+# --dry-run on a scratch tree if python3-samba is installed and we are root),
+# every man page renders without a groff warning; and lintian
 # runs if it is installed (its output goes to stderr and to
 # $CACHE/debs/<key>/lintian.txt).  The packages are never installed here.
 #
@@ -60,7 +71,8 @@
 # need: samba, build-essential, libcmocka-dev, python3, the Samba source and
 # its build dependencies): dpkg-dev, binutils, git, xsltproc, docbook-xsl,
 # man-db, groff-base, gzip, tar, coreutils, findutils, util-linux (flock);
-# lintian is optional (apt-get install --no-install-recommends lintian).
+# lintian is optional (apt-get install --no-install-recommends lintian), and
+# so is python3-samba (without it the migration tool is not run here).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -105,6 +117,8 @@ INPUTS=(
 	docs/vfs_richacl.8.xml
 	docs/getrichacl.1.xml
 	docs/setrichacl.1.xml
+	tools/richacl-migrate-ntacl
+	docs/richacl-migrate-ntacl.8.xml
 )
 for f in "${INPUTS[@]}"; do
 	[ -e "$repo/$f" ] || die "missing input $f"
@@ -148,13 +162,16 @@ key=$(printf '%s\n' "$input_hash" "$upstream" "$samba_ver" "$arch" "$maintainer"
 out="$CACHE/debs/$key"
 module_deb="$out/samba-vfs-richacl_${module_ver}_$arch.deb"
 tools_deb="$out/richacl-tools_${tools_ver}_$arch.deb"
+migrate_deb="$out/richacl-migrate_${tools_ver}_$arch.deb"
 
 # print the packages and stop if they exist already
 if_built() {
-	if [ -f "$out/.complete" ] && [ -f "$module_deb" ] && [ -f "$tools_deb" ]; then
+	if [ -f "$out/.complete" ] && [ -f "$module_deb" ] && [ -f "$tools_deb" ] &&
+		[ -f "$migrate_deb" ]; then
 		log "up to date ($out)"
 		echo "$module_deb"
 		echo "$tools_deb"
+		echo "$migrate_deb"
 		exit 0
 	fi
 }
@@ -168,12 +185,13 @@ if_built	# another run may have built them meanwhile
 
 # What the sources say about their license, checked so that this text cannot
 # silently go stale: vfs_richacl.c states GPL-3+; the mapping library, the
-# tools and the man pages state nothing.
+# tools, the migration tool and the man pages state nothing.
 grep -q 'either version 3 of the License, or' "$repo/vfs_richacl/vfs_richacl.c" ||
 	die "vfs_richacl/vfs_richacl.c no longer states GPL-3+: update copyright_file() here"
 if grep -l -i -E 'SPDX-License-Identifier|General Public License|Copyright' \
 	"$repo"/mapping/src/*.c "$repo"/mapping/include/*.h "$repo"/mapping/tools/*.[ch] \
-	"$repo"/docs/vfs_richacl.8.xml "$repo"/docs/getrichacl.1.xml "$repo"/docs/setrichacl.1.xml >&2; then
+	"$repo"/docs/vfs_richacl.8.xml "$repo"/docs/getrichacl.1.xml "$repo"/docs/setrichacl.1.xml \
+	"$repo"/tools/richacl-migrate-ntacl "$repo"/docs/richacl-migrate-ntacl.8.xml >&2; then
 	die "the files above now carry a copyright or license statement: update copyright_file() here"
 fi
 
@@ -190,6 +208,8 @@ git_years() {
 mapping_years=$(git_years mapping/src mapping/include mapping/tools)
 docs_module_years=$(git_years docs/vfs_richacl.8.xml)
 docs_tools_years=$(git_years docs/getrichacl.1.xml docs/setrichacl.1.xml)
+migrate_years=$(git_years tools/richacl-migrate-ntacl)
+docs_migrate_years=$(git_years docs/richacl-migrate-ntacl.8.xml)
 
 # copyright_file PACKAGE -> DEP-5 text on stdout
 copyright_file() {
@@ -201,7 +221,8 @@ copyright_file() {
 	 Only vfs_richacl/vfs_richacl.c carries a copyright notice and a license
 	 statement.  For the other files the years are those of their git history.
 	EOF
-	if [ "$1" = samba-vfs-richacl ]; then
+	case $1 in
+	samba-vfs-richacl)
 		cat <<-EOF
 
 		Files: vfs_richacl/*
@@ -219,7 +240,8 @@ copyright_file() {
 		License: no-license-statement
 		Comment: The source of vfs_richacl.8.
 		EOF
-	else
+		;;
+	richacl-tools)
 		cat <<-EOF
 
 		Files: mapping/*
@@ -233,7 +255,30 @@ copyright_file() {
 		License: no-license-statement
 		Comment: The sources of getrichacl.1 and setrichacl.1.
 		EOF
-	fi
+		;;
+	richacl-migrate)
+		cat <<-EOF
+
+		Files: tools/richacl-migrate-ntacl
+		Copyright: $migrate_years the richacl project
+		License: no-license-statement
+		Comment: The migration tool, /usr/sbin/richacl-migrate-ntacl.  It
+		 imports Samba's Python bindings (python3-samba, GPL-3+) when it runs.
+
+		Files: mapping/*
+		Copyright: $mapping_years the richacl project
+		License: no-license-statement
+		Comment: The helper richacl-ntsd2xattr and the mapping library, which
+		 it is statically linked with.
+
+		Files: docs/richacl-migrate-ntacl.8.xml
+		Copyright: $docs_migrate_years the richacl project
+		License: no-license-statement
+		Comment: The source of richacl-migrate-ntacl.8.
+		EOF
+		;;
+	*) die "copyright_file: unknown package $1" ;;
+	esac
 	cat <<-'EOF'
 
 	License: no-license-statement
@@ -277,21 +322,23 @@ so=$(bash "$repo/vfs_richacl/build.sh" | tail -n1)
 [ -f "$so" ] || die "vfs_richacl/build.sh gave no module"
 
 # 2. the tools, from a copy of the sources (the whole of mapping/ because the
-#    wscript names files under mapping/tests; only the two tools are built)
+#    wscript names files under mapping/tests; only the two tools and the
+#    migration tool's helper are built)
 src="$work/src"
 mkdir -p "$src"
 cp "$repo/wscript" "$src/"
 (cd "$repo" && tar -cf - --exclude='*.o' --exclude='*~' mapping) | (cd "$src" && tar -xf -)
 waf="$(bash "$repo/testenv/samba-source.sh")/buildtools/bin/waf"
 [ -f "$waf" ] || die "no waf in the Samba source tree"
-log "building getrichacl and setrichacl with Debian's build flags"
+log "building getrichacl, setrichacl and richacl-ntsd2xattr with Debian's build flags"
 if ! (cd "$src" && eval "$(DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --export=sh)" &&
-	python3 "$waf" configure && python3 "$waf" build -j"$JOBS" --targets=getrichacl,setrichacl) \
+	python3 "$waf" configure &&
+	python3 "$waf" build -j"$JOBS" --targets=getrichacl,setrichacl,richacl-ntsd2xattr) \
 	> "$work/tools-build.log" 2>&1; then
 	tail -n 30 "$work/tools-build.log" >&2
 	die "tools build failed, log: $work/tools-build.log"
 fi
-for t in getrichacl setrichacl; do
+for t in getrichacl setrichacl richacl-ntsd2xattr; do
 	[ -x "$src/build/$t" ] || die "build/$t was not built"
 done
 
@@ -323,14 +370,14 @@ xsltproc --nonet --novalid --stringparam noreference 0 -o "$man/vfs_richacl.8.xm
 	{ cat "$man/xsltproc.log" >&2; die "expanding vfs_richacl.8.xml failed"; }
 xsltproc --nonet --novalid -o "$man/" "$xslt/man.xsl" "$man/vfs_richacl.8.xml" \
 	2>>"$man/xsltproc.log" || { cat "$man/xsltproc.log" >&2; die "rendering vfs_richacl.8 failed"; }
-for p in getrichacl setrichacl; do
-	xsltproc --nonet --novalid -o "$man/" "$MAN_XSL" "$repo/docs/$p.1.xml" \
-		2>>"$man/xsltproc.log" || { cat "$man/xsltproc.log" >&2; die "rendering $p.1 failed"; }
+for p in getrichacl.1 setrichacl.1 richacl-migrate-ntacl.8; do
+	xsltproc --nonet --novalid -o "$man/" "$MAN_XSL" "$repo/docs/$p.xml" \
+		2>>"$man/xsltproc.log" || { cat "$man/xsltproc.log" >&2; die "rendering $p failed"; }
 done
 if grep -v '^Note: Writing ' "$man/xsltproc.log" >&2; then
 	die "xsltproc warned (above)"
 fi
-for p in vfs_richacl.8 getrichacl.1 setrichacl.1; do
+for p in vfs_richacl.8 getrichacl.1 setrichacl.1 richacl-migrate-ntacl.8; do
 	[ -f "$man/$p" ] || die "$p was not rendered"
 	fix_aq "$man/$p"
 	check_man "$man/$p"
@@ -340,6 +387,7 @@ done
 deb="$work/debian"
 mroot="$deb/samba-vfs-richacl"
 troot="$deb/richacl-tools"
+rroot="$deb/richacl-migrate"
 STRIP=(strip --remove-section=.comment --remove-section=.note --strip-unneeded)
 
 install -d "$mroot/DEBIAN" "$mroot/$moddir" "$mroot/usr/share/man/man8" \
@@ -362,6 +410,20 @@ for t in getrichacl setrichacl; do
 	gzip -9n < "$man/$t.1" > "$troot/usr/share/man/man1/$t.1.gz"
 done
 
+# the migration tool as it is in the repository (its #!/usr/bin/python3 is
+# the python3 that python3-samba is built for), and its helper in
+# /usr/lib/richacl/, the installed place where the tool looks for it
+[ "$(head -n1 "$repo/tools/richacl-migrate-ntacl")" = '#!/usr/bin/python3' ] ||
+	die "tools/richacl-migrate-ntacl does not start with #!/usr/bin/python3"
+grep -q '"/usr/lib/richacl/richacl-ntsd2xattr"' "$repo/tools/richacl-migrate-ntacl" ||
+	die "tools/richacl-migrate-ntacl no longer looks for /usr/lib/richacl/richacl-ntsd2xattr"
+install -d "$rroot/DEBIAN" "$rroot/usr/sbin" "$rroot/usr/lib/richacl" \
+	"$rroot/usr/share/man/man8" "$rroot/usr/share/doc/richacl-migrate"
+install -m 0755 "$repo/tools/richacl-migrate-ntacl" "$rroot/usr/sbin/richacl-migrate-ntacl"
+install -m 0755 "$src/build/richacl-ntsd2xattr" "$rroot/usr/lib/richacl/richacl-ntsd2xattr"
+"${STRIP[@]}" "$rroot/usr/lib/richacl/richacl-ntsd2xattr"
+gzip -9n < "$man/richacl-migrate-ntacl.8" > "$rroot/usr/share/man/man8/richacl-migrate-ntacl.8.gz"
+
 # changelog_entry VERSION TEXT... -> one Debian changelog entry, one item
 # per TEXT, wrapped at 78 columns
 changelog_entry() {
@@ -380,10 +442,11 @@ if [[ $upstream == *+dirty.* ]]; then
 fi
 mkdir -p "$work/changelog"
 changelog_entry "$tools_ver" "$snapshot" > "$work/changelog/richacl-tools"
+changelog_entry "$tools_ver" "$snapshot" > "$work/changelog/richacl-migrate"
 changelog_entry "$module_ver" "$snapshot" \
 	"Built against samba $samba_ver, the only samba it works with." \
 	> "$work/changelog/samba-vfs-richacl"
-for p in samba-vfs-richacl richacl-tools; do
+for p in samba-vfs-richacl richacl-tools richacl-migrate; do
 	copyright_file "$p" > "$deb/$p/usr/share/doc/$p/copyright"
 	gzip -9n < "$work/changelog/$p" > "$deb/$p/usr/share/doc/$p/changelog.Debian.gz"
 done
@@ -428,6 +491,25 @@ Description: tools to show and change richacls (NFSv4-style ACLs) of files
  permissions and inheritance flags, and file masks that keep them consistent
  with chmod.  They need a Linux kernel with the richacl patches of the richacl
  project and an ext4 filesystem with the richacl feature.
+
+Package: richacl-migrate
+Architecture: any
+Section: admin
+Depends: python3, python3-samba, \${shlibs:Depends}
+Suggests: samba-vfs-richacl, richacl-tools
+Description: offline migration of Samba acl_xattr shares to richacls
+ richacl-migrate-ntacl gives every file and directory of a tree whose Windows
+ ACL Samba's vfs_acl_xattr keeps in the security.NTACL extended attribute the
+ system.richacl that vfs_richacl would store for the same descriptor, and then
+ removes security.NTACL.  It runs as root with smbd stopped, on the richacl
+ filesystem that will hold the share.
+ .
+ SIDs are resolved as smbd resolves them (winbindd, passdb and the group
+ mappings of the given smb.conf).  What cannot be stored as a richacl is
+ reported per file; --dry-run changes nothing, and an interrupted run can be
+ resumed from its journal.  The mapping is done by the project's mapping
+ library, the same calls as in vfs_richacl, in the helper
+ /usr/lib/richacl/richacl-ntsd2xattr.  See richacl-migrate-ntacl(8).
 EOF
 
 (
@@ -437,27 +519,35 @@ EOF
 		"debian/samba-vfs-richacl/$moddir/richacl.so"
 	dpkg-shlibdeps -Tdebian/richacl-tools.substvars \
 		debian/richacl-tools/usr/bin/getrichacl debian/richacl-tools/usr/bin/setrichacl
+	dpkg-shlibdeps -Tdebian/richacl-migrate.substvars \
+		debian/richacl-migrate/usr/lib/richacl/richacl-ntsd2xattr
 	dpkg-gencontrol -psamba-vfs-richacl -Pdebian/samba-vfs-richacl -v"$module_ver" \
 		-Tdebian/samba-vfs-richacl.substvars -V"samba:Version=$samba_ver" \
 		-ldebian/changelog -fdebian/files
 	dpkg-gencontrol -prichacl-tools -Pdebian/richacl-tools -v"$tools_ver" \
 		-Tdebian/richacl-tools.substvars -ldebian/changelog -fdebian/files
+	dpkg-gencontrol -prichacl-migrate -Pdebian/richacl-migrate -v"$tools_ver" \
+		-Tdebian/richacl-migrate.substvars -ldebian/changelog -fdebian/files
 ) > "$work/control.log" 2>&1 || { cat "$work/control.log" >&2; die "dpkg-shlibdeps/dpkg-gencontrol failed"; }
 if grep -i 'warning' "$work/control.log" >&2; then
 	die "dpkg-shlibdeps/dpkg-gencontrol warned (above)"
 fi
 
 # 6. md5sums, modes, times; build
-for root in "$mroot" "$troot"; do
+for root in "$mroot" "$troot" "$rroot"; do
 	(cd "$root" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | sort -z |
 		xargs -0 md5sum) > "$root/DEBIAN/md5sums"
 	find "$root" -type d -exec chmod 0755 {} +
 	find "$root" -type f -exec chmod 0644 {} +
-	chmod 0755 "$troot/usr/bin/getrichacl" "$troot/usr/bin/setrichacl"
+done
+chmod 0755 "$troot/usr/bin/getrichacl" "$troot/usr/bin/setrichacl" \
+	"$rroot/usr/sbin/richacl-migrate-ntacl" "$rroot/usr/lib/richacl/richacl-ntsd2xattr"
+for root in "$mroot" "$troot" "$rroot"; do
 	find "$root" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 done
 dpkg-deb --root-owner-group -Zxz --build "$mroot" "$work/$(basename "$module_deb")" >&2
 dpkg-deb --root-owner-group -Zxz --build "$troot" "$work/$(basename "$tools_deb")" >&2
+dpkg-deb --root-owner-group -Zxz --build "$rroot" "$work/$(basename "$migrate_deb")" >&2
 
 # ---- check ------------------------------------------------------------------
 
@@ -466,6 +556,7 @@ chk="$work/check"
 mkdir -p "$chk"
 m_deb="$work/$(basename "$module_deb")"
 t_deb="$work/$(basename "$tools_deb")"
+r_deb="$work/$(basename "$migrate_deb")"
 
 # contents: exactly these files, with these modes, owned by root
 want_contents() {
@@ -487,18 +578,35 @@ expect_tools=$(want_contents \
 	"-rw-r--r-- root/root ./usr/share/doc/richacl-tools/copyright" \
 	"-rw-r--r-- root/root ./usr/share/man/man1/getrichacl.1.gz" \
 	"-rw-r--r-- root/root ./usr/share/man/man1/setrichacl.1.gz" | sort -k3)
+expect_migrate=$(want_contents \
+	"-rwxr-xr-x root/root ./usr/lib/richacl/richacl-ntsd2xattr" \
+	"-rwxr-xr-x root/root ./usr/sbin/richacl-migrate-ntacl" \
+	"-rw-r--r-- root/root ./usr/share/doc/richacl-migrate/changelog.Debian.gz" \
+	"-rw-r--r-- root/root ./usr/share/doc/richacl-migrate/copyright" \
+	"-rw-r--r-- root/root ./usr/share/man/man8/richacl-migrate-ntacl.8.gz" | sort -k3)
 [ "$(contents "$m_deb")" = "$expect_module" ] ||
 	{ contents "$m_deb" >&2; die "unexpected contents of $(basename "$m_deb")"; }
 [ "$(contents "$t_deb")" = "$expect_tools" ] ||
 	{ contents "$t_deb" >&2; die "unexpected contents of $(basename "$t_deb")"; }
-if dpkg-deb -c "$m_deb" "$t_deb" 2>/dev/null | awk '$1 ~ /^d/ && $1 != "drwxr-xr-x"' | grep . >&2; then
-	die "a directory is not 0755"
-fi
+[ "$(contents "$r_deb")" = "$expect_migrate" ] ||
+	{ contents "$r_deb" >&2; die "unexpected contents of $(basename "$r_deb")"; }
+# (dpkg-deb -c lists one package per call)
+for d in "$m_deb" "$t_deb" "$r_deb"; do
+	if dpkg-deb -c "$d" | awk '$1 ~ /^d/ && ($1 != "drwxr-xr-x" || $2 != "root/root")' | grep . >&2; then
+		die "a directory of $(basename "$d") is not 0755 root/root"
+	fi
+done
 [ "$(dpkg-deb -f "$m_deb" Depends | grep -o "samba (= $samba_ver)")" = "samba (= $samba_ver)" ] ||
 	die "samba-vfs-richacl does not depend on samba (= $samba_ver)"
+# richacl-migrate: python3 and python3-samba besides the helper's libraries
+for dep in python3 python3-samba; do
+	dpkg-deb -f "$r_deb" Depends | tr ',' '\n' | sed 's/^ *//' | grep -qx "$dep" ||
+		die "richacl-migrate does not depend on $dep"
+done
 
 dpkg-deb -x "$m_deb" "$chk/m"
 dpkg-deb -x "$t_deb" "$chk/t"
+dpkg-deb -x "$r_deb" "$chk/r"
 # the module: byte for byte the stripped copy of the built module, and its
 # code and data byte for byte those of the built module
 cp "$so" "$chk/built.so"
@@ -525,15 +633,82 @@ printf '%s:\n owner@:rwp----------::allow\n group@:r------------::allow\n\n' "$c
 "$chk/t/usr/bin/setrichacl" --set 'owner@:rwp::allow everyone@:r::allow' "$chk/file" ||
 	die "setrichacl --set of a mode-equivalent acl failed"
 [ "$(stat -c %a "$chk/file")" = 644 ] || die "setrichacl did not set mode 0644"
+# the migration tool: the script as it is in the repository, the helper
+# stripped and running, and (with python3-samba, as root) a dry run of the
+# packaged script with the packaged helper on a scratch tree whose one file
+# has a security.NTACL.  The unpacked script would look for its helper in
+# /usr/lib/richacl/ of this host, so it is given with --helper.
+cmp -s "$repo/tools/richacl-migrate-ntacl" "$chk/r/usr/sbin/richacl-migrate-ntacl" ||
+	die "the packaged richacl-migrate-ntacl is not tools/richacl-migrate-ntacl"
+helper="$chk/r/usr/lib/richacl/richacl-ntsd2xattr"
+readelf -S "$helper" | grep -q '\.debug_' && die "richacl-ntsd2xattr is not stripped"
+"$helper" --help | grep -q '^usage: richacl-ntsd2xattr ' || die "richacl-ntsd2xattr --help"
+if /usr/bin/python3 -c 'import samba.samba3.passdb' 2>/dev/null; then
+	"$chk/r/usr/sbin/richacl-migrate-ntacl" --help > "$chk/migrate-help.txt" ||
+		die "richacl-migrate-ntacl --help"
+	grep -q '^usage: richacl-migrate-ntacl ' "$chk/migrate-help.txt" ||
+		{ cat "$chk/migrate-help.txt" >&2; die "richacl-migrate-ntacl --help printed no usage"; }
+	if [ "$(id -u)" = 0 ]; then
+		mig="$chk/migrate"
+		mkdir -p "$mig/tree" "$mig/samba"/{private,state,cache,lock,run,ncalrpc,wbsock}
+		# a private smb.conf: nothing of the host's Samba is read or written
+		cat > "$mig/smb.conf" <<-EOF
+		[global]
+		server role = standalone server
+		security = user
+		passdb backend = tdbsam:$mig/samba/private/passdb.tdb
+		private dir = $mig/samba/private
+		state directory = $mig/samba/state
+		cache directory = $mig/samba/cache
+		lock directory = $mig/samba/lock
+		pid directory = $mig/samba/run
+		ncalrpc dir = $mig/samba/ncalrpc
+		winbindd socket directory = $mig/samba/wbsock
+		EOF
+		touch "$mig/tree/file"
+		# an empty private passdb (the tool refuses to create one), and a
+		# security.NTACL version 1: owner root, Everyone full control
+		/usr/bin/python3 - "$mig/smb.conf" "$mig/tree/file" <<-'EOF' ||
+		import os, sys
+		from samba.dcerpc import security, xattr
+		from samba.ndr import ndr_pack
+		from samba.samba3 import param as s3param, passdb
+		lp = s3param.get_context()
+		lp.load(sys.argv[1])
+		passdb.set_secrets_dir(lp.get("private dir"))
+		passdb.PDB(lp.get("passdb backend")).search_users(0)  # creates passdb.tdb
+		sd = security.descriptor.from_sddl("O:S-1-22-1-0G:S-1-22-2-0D:(A;;FA;;;WD)",
+		                                   security.dom_sid("S-1-5-21-1-2-3"))
+		nt = xattr.NTACL()
+		nt.version = 1
+		nt.info = sd
+		os.setxattr(sys.argv[2], "security.NTACL", ndr_pack(nt))
+		EOF
+			die "cannot make the passdb or set security.NTACL in $mig"
+		"$chk/r/usr/sbin/richacl-migrate-ntacl" --smb-conf "$mig/smb.conf" --helper "$helper" \
+			--dry-run "$mig/tree" > "$mig/out.txt" 2> "$mig/err.txt" ||
+			{ cat "$mig/out.txt" "$mig/err.txt" >&2; die "richacl-migrate-ntacl --dry-run failed"; }
+		grep -q '^summary: DRY RUN, nothing changed; complete$' "$mig/out.txt" &&
+			grep -q '^summary: would migrate 1, no NTACL 1, .*, failed 0$' "$mig/out.txt" ||
+			{ cat "$mig/out.txt" "$mig/err.txt" >&2; die "richacl-migrate-ntacl --dry-run: unexpected summary"; }
+		/usr/bin/python3 -c 'import os, sys; os.getxattr(sys.argv[1], "security.NTACL")' \
+			"$mig/tree/file" || die "richacl-migrate-ntacl --dry-run removed security.NTACL"
+	else
+		log "not root: richacl-migrate-ntacl --dry-run not run"
+	fi
+else
+	log "python3-samba is not installed: richacl-migrate-ntacl not run"
+fi
 # the man pages, as installed
 for p in "$chk/m/usr/share/man/man8/vfs_richacl.8.gz" \
-	"$chk/t/usr/share/man/man1/getrichacl.1.gz" "$chk/t/usr/share/man/man1/setrichacl.1.gz"; do
+	"$chk/t/usr/share/man/man1/getrichacl.1.gz" "$chk/t/usr/share/man/man1/setrichacl.1.gz" \
+	"$chk/r/usr/share/man/man8/richacl-migrate-ntacl.8.gz"; do
 	check_man "$p"
 done
 
 if command -v lintian >/dev/null; then
 	log "lintian"
-	lintian --display-info --pedantic --show-overrides "$m_deb" "$t_deb" \
+	lintian --display-info --pedantic --show-overrides "$m_deb" "$t_deb" "$r_deb" \
 		> "$work/lintian.txt" 2>&1 || true
 	sed 's/^/  /' "$work/lintian.txt" >&2
 	if grep -q '^E: ' "$work/lintian.txt"; then
@@ -547,7 +722,7 @@ fi
 
 rm -rf "$out"
 mkdir -p "$out"
-mv "$m_deb" "$t_deb" "$out/"
+mv "$m_deb" "$t_deb" "$r_deb" "$out/"
 if [ -f "$work/lintian.txt" ]; then
 	mv "$work/lintian.txt" "$out/"
 fi
@@ -556,3 +731,4 @@ rm -rf "$work"
 log "done: $out"
 echo "$module_deb"
 echo "$tools_deb"
+echo "$migrate_deb"

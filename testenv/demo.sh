@@ -46,9 +46,9 @@ fi
 
 say "building the library and tools"
 bash testenv/build.sh >&2
-say "building the Debian packages samba-vfs-richacl and richacl-tools"
+say "building the Debian packages samba-vfs-richacl, richacl-tools and richacl-migrate"
 mapfile -t debs < <(bash packaging/build-debs.sh)
-[ ${#debs[@]} -eq 2 ] || die "packaging/build-debs.sh did not produce two packages"
+[ ${#debs[@]} -eq 3 ] || die "packaging/build-debs.sh did not produce three packages"
 
 rm -rf "$demo"
 mkdir -p "$demo/guest"
@@ -65,4 +65,4 @@ say "booting the guest (kernel $kernel); stop with Ctrl-C"
 exec bash testenv/guest-run.sh --kernel "$kernel" --disk "${imgs[0]}" --disk "${imgs[1]}" \
 	--results "$demo/guest" --timeout 0 --mem 1536 "${fwd[@]}" \
 	--env DEMO_PORT="$port" --env DEMO_PORT445="$port445" -- \
-	bash "$repo/testenv/smb/guest-demo.sh" --deb "${debs[0]}" --deb "${debs[1]}"
+	bash "$repo/testenv/smb/guest-demo.sh" --deb "${debs[0]}" --deb "${debs[1]}" --deb "${debs[2]}"

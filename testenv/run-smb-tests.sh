@@ -1,7 +1,7 @@
 #!/bin/bash
 # The SMB stage: the S-* suite and the smbtorture suites, in the QEMU guest.
 #
-#   testenv/run-smb-tests.sh [--update-docs] [--no-suite] [--no-torture]
+#   testenv/run-smb-tests.sh [--update-docs] [--no-suite] [--no-torture] [--migrate]
 #                            [--suites "SUITE ..."] [--shares "SHARE ..."]
 #
 # Host side.  It
@@ -34,7 +34,7 @@ shares="richacl aclxattr"
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--update-docs) update_docs=1; shift ;;
-	--no-suite|--no-torture) guest_args+=("$1"); shift ;;
+	--no-suite|--no-torture|--migrate) guest_args+=("$1"); shift ;;
 	--suites) guest_args+=("$1" "${2:?}"); shift 2 ;;
 	--shares) guest_args+=("$1" "${2:?}"); shares=$2; shift 2 ;;
 	-h|--help) sed -n '2,/^set -uo/p' "$0" | sed -e '/^set -uo/d' -e 's/^# \{0,1\}//'; exit 0 ;;
@@ -80,7 +80,7 @@ done
 # the guest installs and serves from
 debs=()
 if mapfile -t debs < <(bash packaging/build-debs.sh 2>"$out/debs-build.log") &&
-	[ ${#debs[@]} -eq 2 ]; then
+	[ ${#debs[@]} -eq 3 ]; then
 	note "packages ${debs[*]##*/}"
 else
 	problem "packaging/build-debs.sh failed (see $out/debs-build.log); the richacl share cannot load the module"
@@ -137,7 +137,7 @@ count_suite() {	# file name
 	fi
 }
 if [ ${#debs[@]} -gt 0 ]; then
-	for p in samba-vfs-richacl richacl-tools; do
+	for p in samba-vfs-richacl richacl-tools richacl-migrate; do
 		line=$(grep "^installed $p " "$res/packages" 2>/dev/null)
 		if [ -n "$line" ]; then
 			echo "ok S-PKG the guest serves from the installed package $p ${line##* }"
@@ -150,6 +150,9 @@ if [ ${#debs[@]} -gt 0 ]; then
 fi
 count_suite "$res/s-suite.txt" "S-*"
 count_suite "$res/k2-suite.txt" "S-K2"
+if printf '%s\n' "${guest_args[@]}" | grep -qx -- --migrate; then
+	count_suite "$res/migrate-suite.txt" "migrate"
+fi
 count_suite "$res/s-suite-winbind.txt" "S-* (winbind)"
 count_suite "$res/k2-suite-winbind.txt" "S-K2 (winbind)"
 count_suite "$res/w-suite.txt" "S-W"

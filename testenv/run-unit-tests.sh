@@ -1,7 +1,8 @@
 #!/bin/bash
-# Run every cmocka unit test program under build/tests, and the host test of
-# e2fsck with richacl (testenv/tests/e2fsck/run.py, image files only), and
-# sum their results.
+# Run every cmocka unit test program under build/tests, and the host tests
+# of the acl_xattr migration tool (testenv/tests/migrate/test_migrate.py,
+# as root: it sets security.NTACL) and of e2fsck with richacl
+# (testenv/tests/e2fsck/run.py, image files only), and sum their results.
 # Prints one line per program and a final "N passed, N failed" line.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -26,7 +27,7 @@ for t in build/tests/test_*; do
 	fi
 done
 # python host tests that print "N passed, N failed"
-for t in testenv/tests/e2fsck/run.py; do
+for t in testenv/tests/migrate/test_migrate.py testenv/tests/e2fsck/run.py; do
 	out=$(/usr/bin/python3 "$t" 2>&1)
 	rc=$?
 	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' <<<"$out" | tail -n1)

@@ -3,7 +3,8 @@
 #
 #   guest-tests.sh --out DIR (--tools DIR [--module RICHACL_SO] | --deb DEB...)
 #                  [--rich-dev DEV] [--plain-dev DEV]
-#                  [--no-suite] [--no-torture] [--suites "SUITE ..."] [--shares "SHARE ..."]
+#                  [--no-suite] [--no-torture] [--migrate] [--suites "SUITE ..."]
+#                  [--shares "SHARE ..."]
 #
 # 0. with --deb (repeatable): installs the packages of packaging/build-debs.sh
 #    (install-debs.sh), then uses the installed module and /usr/bin's tools;
@@ -47,7 +48,7 @@ SUITES="smb2.acls smb2.create smb2.rename smb2.delete-on-close-perms smb2.sdread
 	base.attr base.chkpath"
 SHARES="richacl aclxattr"
 out="" tools="" module="" rich_dev=/dev/vda plain_dev=/dev/vdb
-run_suite=1 run_torture=1 debs=()
+run_suite=1 run_torture=1 run_migrate=0 debs=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--out) out=${2:?}; shift 2 ;;
@@ -58,6 +59,7 @@ while [ $# -gt 0 ]; do
 	--plain-dev) plain_dev=${2:?}; shift 2 ;;
 	--no-suite) run_suite=0; shift ;;
 	--no-torture) run_torture=0; shift ;;
+	--migrate) run_migrate=1; shift ;;
 	--suites) SUITES=${2:?}; shift 2 ;;
 	--shares) SHARES=${2:?}; shift 2 ;;
 	*) echo "guest-tests.sh: unknown argument '$1'" >&2; exit 2 ;;
@@ -139,6 +141,24 @@ if [ "$run_suite" = 1 ]; then
 	t=$(now)
 	run_windows "$STATE" passdb >"$out/w-suite.txt" 2>&1
 	echo "w-suite $(echo "$(now) - $t" | bc)" >>"$out/times"
+fi
+
+# the acl_xattr -> richacl migration tool on a tree made over SMB
+# (testenv/tests/migrate/guest-migrate.sh; the installed package
+# richacl-migrate's tool and helper, or without packages the repository's).
+# Only with --migrate: it fails today where acl_xattr's POSIX layer granted
+# less than its NT ACL (issue 15's note, tools/README-migrate.md), and the
+# test command runs only what passes.
+if [ "$run_migrate" = 1 ]; then
+	t=$(now)
+	mig=(--tools "$repo/build")
+	if grep -q '^installed richacl-migrate ' "$out/packages" 2>/dev/null; then
+		mig=(--tools "$tools" --tool /usr/sbin/richacl-migrate-ntacl
+			--helper /usr/lib/richacl/richacl-ntsd2xattr)
+	fi
+	bash "$repo/testenv/tests/migrate/guest-migrate.sh" --state "$STATE" \
+		"${mig[@]}" --out "$out/migrate" >"$out/migrate-suite.txt" 2>&1
+	echo "migrate $(echo "$(now) - $t" | bc)" >>"$out/times"
 fi
 
 empty_share() {	# share

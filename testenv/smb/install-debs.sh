@@ -8,8 +8,13 @@
 #
 # Installs with dpkg -i (--no-triggers: man-db's index is of no use in a
 # throw-away guest and slow under TCG), then checks that samba-vfs-richacl put
-# richacl.so where smbd loads modules by name, and that richacl-tools put
-# getrichacl and setrichacl in /usr/bin, if those packages were given.
+# richacl.so where smbd loads modules by name, that richacl-tools put
+# getrichacl and setrichacl in /usr/bin, and that richacl-migrate put
+# richacl-migrate-ntacl in /usr/sbin and its helper richacl-ntsd2xattr in
+# /usr/lib/richacl, if those packages were given.  richacl-migrate depends on
+# python3-samba, which the guest has from the host's root (install-deps.sh
+# installs it); without it dpkg -i leaves the package unconfigured and this
+# script fails.
 # Prints "installed PACKAGE VERSION" per package.
 set -euo pipefail
 VFSDIR=/usr/lib/x86_64-linux-gnu/samba/vfs
@@ -34,6 +39,11 @@ for n in "${names[@]}"; do
 	richacl-tools)
 		for t in getrichacl setrichacl; do
 			[ -x "/usr/bin/$t" ] || die "/usr/bin/$t missing after the install"
+		done
+		;;
+	richacl-migrate)
+		for t in /usr/sbin/richacl-migrate-ntacl /usr/lib/richacl/richacl-ntsd2xattr; do
+			[ -x "$t" ] || die "$t missing after the install"
 		done
 		;;
 	esac
