@@ -1390,6 +1390,59 @@ sys.exit(real.wait())
                     e.has_xattr(p, FAKE_STORE) and not e.has_xattr(p, NTACL),
                     "%r" % os.listxattr(p))
 
+    def c_posix_stale(self):
+        """A deny after an allow: Samba's NT -> POSIX mapping refuses that
+        order (posix_acls.c create_canon_ace_lists(): "Deny entry after
+        Allow entry") and leaves the POSIX ACL as it was, so acl_xattr's
+        kernel-level access was not the NT ACL's.  The tool migrates the NT
+        ACL and reports such files as posix-stale, except with acl_xattr:ignore
+        system acls = yes (no POSIX mapping at all)."""
+        e, r = self.e, self.r
+        A, D = security.SEC_ACE_TYPE_ACCESS_ALLOWED, security.SEC_ACE_TYPE_ACCESS_DENIED
+        OI, CI, IO = 1, 2, 8
+        t = self.tree("posixstale")
+        bin_, daemon = e.sids["bin"], e.sids["daemon"]
+        cases = {
+            # name: (aces, isdir, reported)
+            "dir-late-deny": ([e.ace(A, FILE_ALL, "S-1-22-1-2", OI | CI),
+                               e.ace(D, 0x10000, daemon, OI | CI),
+                               e.ace(A, READ_EXEC, "S-1-1-0", OI | CI)], True, True),
+            "dir-deny-first": ([e.ace(D, 0x10000, daemon, OI | CI),
+                                e.ace(A, FILE_ALL, "S-1-22-1-2", OI | CI),
+                                e.ace(A, READ_EXEC, "S-1-1-0", OI | CI)], True, False),
+            "dir-inherit-only": ([e.ace(A, FILE_ALL, bin_, OI | CI | IO),
+                                  e.ace(D, 0x2, daemon, OI | CI | IO),
+                                  e.ace(A, READ_EXEC, "S-1-1-0")], True, True),
+            "dir-split": ([e.ace(A, READ_EXEC, "S-1-1-0"),
+                           e.ace(D, 0x2, daemon, OI | CI | IO)], True, False),
+            "file-late-deny": ([e.ace(A, READ_EXEC, "S-1-1-0"),
+                                e.ace(D, 0x2, daemon)], False, True),
+            "file-deny-first": ([e.ace(D, 0x2, daemon),
+                                 e.ace(A, READ_EXEC, "S-1-1-0")], False, False),
+        }
+        for name, (aces, isdir, _) in cases.items():
+            e.mkfile(os.path.join(t, name), e.ntacl(e.sd_aces(aces), 1), isdir=isdir,
+                     mode=0o755 if isdir else 0o644)
+        res = e.tool(t, "--dry-run")
+        r.check("posix-stale: the dry run exits 0", res.returncode == 0,
+                "exit %d: %s %s" % (res.returncode, res.stdout, res.stderr[-300:]))
+        for name, (_, _, reported) in cases.items():
+            got = bool(e.lines(res.stdout, "posix-stale", name))
+            r.check("posix-stale: %s %s" % (name, "reported" if reported else "not reported"),
+                    got == reported, res.stdout)
+        e.write_conf(shares="[mig]\n\tpath = %s\n\tvfs objects = acl_xattr\n"
+                     "\tacl_xattr:ignore system acls = yes\n" % t)
+        try:
+            res = e.tool(t, "--dry-run")
+        finally:
+            e.write_conf()
+        r.check("posix-stale: with acl_xattr:ignore system acls = yes nothing is reported",
+                res.returncode == 0 and not e.lines(res.stdout, "posix-stale"), res.stdout)
+        res = e.tool(t)
+        got, details = self.access(os.path.join(t, "dir-late-deny"), "2:2")
+        r.check("posix-stale: migrated as the NT ACL says (uid 2 gets full control)",
+                res.returncode == 0 and got == "rwpxdDaARWcCoS", details)
+
     def c_stale_journal(self):
         """F4: a file replaced between two runs with the same --resume journal
         (restored, copied again) is migrated by the second run."""
@@ -1585,7 +1638,7 @@ def main():
                  "c_resume_crash", "c_sigint",
                  # regression checks of the review findings
                  "c_race", "c_generic", "c_hash_none", "c_stale_journal", "c_names",
-                 "c_unset_config", "c_setid", "c_journal_symlink"]
+                 "c_unset_config", "c_setid", "c_journal_symlink", "c_posix_stale"]
         names = order + [n for n in names if n not in order]
         for n in names:
             if args.only and n[2:] not in args.only:
