@@ -416,6 +416,39 @@ class Test:
         for ln in summary:
             print("# " + ln)
 
+    def unmappable_order(self, rel, isdir):
+        """True if the stored DACL has a deny ACE after an allow ACE among
+        the ACEs that apply to the entry or, on a directory, among the
+        inheritable ones: Samba's NT -> POSIX mapping refuses that order
+        (posix_acls.c create_canon_ace_lists()) and keeps the old POSIX ACL.
+        Worked out here from the source's NTACL, not from the tool."""
+        nt = ndr_unpack(xattr.NTACL, os.getxattr(os.path.join(self.plain_root, rel),
+                                                 "security.NTACL"))
+        sd = nt.info if nt.version == 1 else nt.info.sd
+        if sd is None or sd.dacl is None:
+            return False
+        inh = security.SEC_ACE_FLAG_OBJECT_INHERIT | security.SEC_ACE_FLAG_CONTAINER_INHERIT
+        for applies in (lambda f: not f & security.SEC_ACE_FLAG_INHERIT_ONLY,
+                        lambda f: isdir and f & inh):
+            seen_allow = False
+            for ace in sd.dacl.aces:
+                if not applies(ace.flags):
+                    continue
+                if ace.type == security.SEC_ACE_TYPE_ACCESS_ALLOWED:
+                    seen_allow = True
+                elif ace.type == security.SEC_ACE_TYPE_ACCESS_DENIED and seen_allow:
+                    return True
+        return False
+
+    def check_posix_stale(self):
+        """The entries whose comparison allows gains (posix-stale) must be
+        exactly those whose DACL order Samba could not map to POSIX."""
+        want = set(rel for rel, isdir, _ in self.entries if self.unmappable_order(rel, isdir))
+        got = set(rel for rel, kinds in self.kinds_by_file.items() if "posix-stale" in kinds)
+        self.check("dry-run", "posix-stale reported for exactly the %d entries whose DACL "
+                   "has a deny after an allow" % len(want), want == got,
+                   "missing %r, extra %r" % (sorted(want - got)[:5], sorted(got - want)[:5]))
+
     def migrate(self):
         journal = os.path.join(self.out, "migrate.journal")
         if os.path.exists(journal):
@@ -522,7 +555,8 @@ class Test:
                       (rel, ", ".join(sorted(self.kinds_by_file[rel] & refused_kinds)),
                        s.stderr.strip()[-120:]))
             elif s.returncode != 0:
-                failed.append("set %s: %s" % (target, s.stderr.strip()[-200:]))
+                err = [ln for ln in s.stderr.splitlines() if ln.strip()]
+                failed.append("set %s: %s" % (target, " | ".join(err[-2:])[-300:]))
         el = time.monotonic() - t
         rate = len(files) / el if el > 0 else 0.0
         self.check("timing", "admin-guide loop (samba-tool ntacl get + set per file): %d files "
@@ -570,6 +604,7 @@ class Test:
         mx_before = self.record_mxac(self.plain, sample)
         self.copy()
         self.dry_run()
+        self.check_posix_stale()
         self.migrate()
         t = time.monotonic()
         after = self.record(self.rich, rels)
