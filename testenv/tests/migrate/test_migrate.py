@@ -1419,7 +1419,13 @@ sys.exit(real.wait())
                                 e.ace(D, 0x2, daemon)], False, True),
             "file-deny-first": ([e.ace(D, 0x2, daemon),
                                  e.ace(A, READ_EXEC, "S-1-1-0")], False, False),
+            "file-deny-write-class": ([e.ace(D, 0x16, daemon),
+                                       e.ace(A, READ_EXEC, "S-1-1-0")], False, False),
         }
+        # posix-coarse: a deny of part of the rights behind one POSIX bit
+        # (r: READ_DATA|READ_EA, w: WRITE_DATA|APPEND_DATA|WRITE_EA)
+        coarse = {"file-deny-first": True, "file-deny-write-class": False,
+                  "dir-deny-first": False, "dir-split": True}
         for name, (aces, isdir, _) in cases.items():
             e.mkfile(os.path.join(t, name), e.ntacl(e.sd_aces(aces), 1), isdir=isdir,
                      mode=0o755 if isdir else 0o644)
@@ -1430,6 +1436,10 @@ sys.exit(real.wait())
             got = bool(e.lines(res.stdout, "posix-stale", name))
             r.check("posix-stale: %s %s" % (name, "reported" if reported else "not reported"),
                     got == reported, res.stdout)
+        for name, want in coarse.items():
+            got = bool(e.lines(res.stdout, "posix-coarse", name))
+            r.check("posix-coarse: %s %s" % (name, "reported" if want else "not reported"),
+                    got == want, res.stdout)
         e.write_conf(shares="[mig]\n\tpath = %s\n\tvfs objects = acl_xattr\n"
                      "\tacl_xattr:ignore system acls = yes\n" % t)
         try:
@@ -1437,7 +1447,8 @@ sys.exit(real.wait())
         finally:
             e.write_conf()
         r.check("posix-stale: with acl_xattr:ignore system acls = yes nothing is reported",
-                res.returncode == 0 and not e.lines(res.stdout, "posix-stale"), res.stdout)
+                res.returncode == 0 and not e.lines(res.stdout, "posix-stale") and
+                not e.lines(res.stdout, "posix-coarse"), res.stdout)
         res = e.tool(t)
         got, details = self.access(os.path.join(t, "dir-late-deny"), "2:2")
         r.check("posix-stale: migrated as the NT ACL says (uid 2 gets full control)",
