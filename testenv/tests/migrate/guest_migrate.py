@@ -418,22 +418,25 @@ class Test:
         for ln in summary:
             print("# " + ln)
 
-    def unmappable_order(self, rel, isdir):
-        """True if the stored DACL has a deny ACE after an allow ACE among
-        the ACEs that apply to the entry or, on a directory, among the
-        inheritable ones: Samba's NT -> POSIX mapping refuses that order
-        (posix_acls.c create_canon_ace_lists()) and keeps the old POSIX ACL.
-        Worked out here from the source's NTACL, not from the tool."""
+    def source_dacl(self, rel):
+        """The DACL of rel's security.NTACL on [aclxattr] (None if none)."""
         nt = ndr_unpack(xattr.NTACL, os.getxattr(os.path.join(self.plain_root, rel),
                                                  "security.NTACL"))
         sd = nt.info if nt.version == 1 else nt.info.sd
-        if sd is None or sd.dacl is None:
-            return False
+        return None if sd is None else sd.dacl
+
+    @staticmethod
+    def unmappable_order(dacl, isdir):
+        """True if the DACL has a deny ACE after an allow ACE among the ACEs
+        that apply to the entry or, on a directory, among the inheritable
+        ones: Samba's NT -> POSIX mapping refuses that order
+        (posix_acls.c create_canon_ace_lists()) and keeps the old POSIX ACL.
+        Worked out here from the source's NTACL, not from the tool."""
         inh = security.SEC_ACE_FLAG_OBJECT_INHERIT | security.SEC_ACE_FLAG_CONTAINER_INHERIT
         for applies in (lambda f: not f & security.SEC_ACE_FLAG_INHERIT_ONLY,
                         lambda f: isdir and f & inh):
             seen_allow = False
-            for ace in sd.dacl.aces:
+            for ace in dacl.aces:
                 if not applies(ace.flags):
                     continue
                 if ace.type == security.SEC_ACE_TYPE_ACCESS_ALLOWED:
@@ -442,17 +445,13 @@ class Test:
                     return True
         return False
 
-    def partial_deny(self, rel, isdir):
+    @staticmethod
+    def partial_deny(dacl, isdir):
         """True if a deny ACE (that applies, or is inheritable on a
         directory) denies part of READ_DATA|READ_EA or of
         WRITE_DATA|APPEND_DATA|WRITE_EA, which Samba's POSIX mapping turns
         into a whole r or w (posix_acls.c map_nt_perms())."""
-        nt = ndr_unpack(xattr.NTACL, os.getxattr(os.path.join(self.plain_root, rel),
-                                                 "security.NTACL"))
-        sd = nt.info if nt.version == 1 else nt.info.sd
-        if sd is None or sd.dacl is None:
-            return False
-        for ace in sd.dacl.aces:
+        for ace in dacl.aces:
             if ace.type != security.SEC_ACE_TYPE_ACCESS_DENIED or \
                     (ace.flags & security.SEC_ACE_FLAG_INHERIT_ONLY and not isdir):
                 continue
@@ -464,9 +463,15 @@ class Test:
     def check_posix_stale(self):
         """The entries whose comparison allows gains (posix-stale,
         posix-coarse) must be exactly those that the source NTACLs call for."""
-        stale = set(rel for rel, isdir, _ in self.entries if self.unmappable_order(rel, isdir))
-        coarse = set(rel for rel, isdir, _ in self.entries
-                     if rel not in stale and self.partial_deny(rel, isdir))
+        stale, coarse = set(), set()
+        for rel, isdir, _ in self.entries:
+            dacl = self.source_dacl(rel)
+            if dacl is None:
+                continue
+            if self.unmappable_order(dacl, isdir):
+                stale.add(rel)
+            elif self.partial_deny(dacl, isdir):
+                coarse.add(rel)
         for kind, want in (("posix-stale", stale), ("posix-coarse", coarse)):
             got = set(rel for rel, kinds in self.kinds_by_file.items() if kind in kinds)
             self.check("dry-run", "%s reported for exactly the %d entries the source NTACLs "
