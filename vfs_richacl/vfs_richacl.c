@@ -1222,6 +1222,19 @@ static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
 				return NT_STATUS_INTERNAL_ERROR);
 	fsp = metadata_fsp(fsp);
 
+	/*
+	 * An owner or group flagged as sent but missing is not sent, as in
+	 * smbd's set_sd() and the POSIX layer.  Callers other than SMB do
+	 * this: samba-tool ntacl set always sends OWNER|GROUP|DACL|SACL, so
+	 * an SDDL without "G:" keeps the file's group.
+	 */
+	if (psd->owner_sid == NULL) {
+		security_info_sent &= ~SECINFO_OWNER;
+	}
+	if (psd->group_sid == NULL) {
+		security_info_sent &= ~SECINFO_GROUP;
+	}
+
 	if ((security_info_sent &
 	     (SECINFO_OWNER | SECINFO_GROUP | SECINFO_DACL)) == 0) {
 		/* A SACL alone: richacls have no SACL (M6). */

@@ -1390,6 +1390,17 @@ sys.exit(real.wait())
                     e.has_xattr(p, FAKE_STORE) and not e.has_xattr(p, NTACL),
                     "%r" % os.listxattr(p))
 
+    def dry_run_ignoring_system_acls(self, t):
+        """The tool's dry run of t as a share with acl_xattr:ignore system
+        acls = yes."""
+        e = self.e
+        e.write_conf(shares="[mig]\n\tpath = %s\n\tvfs objects = acl_xattr\n"
+                     "\tacl_xattr:ignore system acls = yes\n" % t)
+        try:
+            return e.tool(t, "--dry-run")
+        finally:
+            e.write_conf()
+
     def c_posix_stale(self):
         """A deny after an allow: Samba's NT -> POSIX mapping refuses that
         order (posix_acls.c create_canon_ace_lists(): "Deny entry after
@@ -1440,12 +1451,7 @@ sys.exit(real.wait())
             got = bool(e.lines(res.stdout, "posix-coarse", name))
             r.check("posix-coarse: %s %s" % (name, "reported" if want else "not reported"),
                     got == want, res.stdout)
-        e.write_conf(shares="[mig]\n\tpath = %s\n\tvfs objects = acl_xattr\n"
-                     "\tacl_xattr:ignore system acls = yes\n" % t)
-        try:
-            res = e.tool(t, "--dry-run")
-        finally:
-            e.write_conf()
+        res = self.dry_run_ignoring_system_acls(t)
         r.check("posix-stale: with acl_xattr:ignore system acls = yes nothing is reported",
                 res.returncode == 0 and not e.lines(res.stdout, "posix-stale") and
                 not e.lines(res.stdout, "posix-coarse"), res.stdout)
@@ -1453,6 +1459,49 @@ sys.exit(real.wait())
         got, details = self.access(os.path.join(t, "dir-late-deny"), "2:2")
         r.check("posix-stale: migrated as the NT ACL says (uid 2 gets full control)",
                 res.returncode == 0 and got == "rwpxdDaARWcCoS", details)
+
+    def c_posix_stale_above(self):
+        """Below a posix-stale directory smbd's opens went through the
+        kernel's search permission check on that directory's older POSIX
+        ACL, so they could be refused whatever the file's own NT ACL said:
+        every entry below it is reported as posix-stale-above, naming the
+        nearest such directory; nothing else is."""
+        e, r = self.e, self.r
+        A, D = security.SEC_ACE_TYPE_ACCESS_ALLOWED, security.SEC_ACE_TYPE_ACCESS_DENIED
+        OI, CI = 1, 2
+        t = self.tree("stale-above")
+        daemon = e.sids["daemon"]
+        late = [e.ace(A, FILE_ALL, "S-1-22-1-2", OI | CI), e.ace(D, 0x10000, daemon, OI | CI),
+                e.ace(A, READ_EXEC, "S-1-1-0", OI | CI)]
+        first = [e.ace(D, 0x10000, daemon, OI | CI), e.ace(A, READ_EXEC, "S-1-1-0", OI | CI)]
+        plain = [e.ace(A, READ_EXEC, "S-1-1-0", OI | CI)]
+        entries = [("stale", late, True), ("stale/f", plain, False), ("stale/sub", plain, True),
+                   ("stale/sub/g", plain, False), ("stale/inner", late, True),
+                   ("stale/inner/h", plain, False), ("ok", first, True), ("ok/h", plain, False),
+                   ("top", plain, False)]
+        for rel, aces, isdir in entries:
+            e.mkfile(os.path.join(t, rel), e.ntacl(e.sd_aces(aces), 1), isdir=isdir,
+                     mode=0o755 if isdir else 0o644)
+        want = {"stale/f": "stale", "stale/sub": "stale", "stale/sub/g": "stale",
+                "stale/inner": "stale", "stale/inner/h": "stale/inner"}
+        res = e.tool(t, "--dry-run")
+        r.check("posix-stale-above: the dry run exits 0", res.returncode == 0,
+                "exit %d: %s %s" % (res.returncode, res.stdout, res.stderr[-300:]))
+        for rel, _, _ in entries:
+            got = e.lines(res.stdout, "posix-stale-above", rel)
+            if rel in want:
+                ok = len(got) == 1 and ("directory %s above" % want[rel]) in got[0][2]
+                what = "reported, naming %s" % want[rel]
+            else:
+                ok = not got
+                what = "not reported"
+            r.check("posix-stale-above: %s %s" % (rel, what), ok, res.stdout)
+        r.check("posix-stale-above: counted in the summary",
+                re.search(r"posix-stale-above 5\b", res.stdout) is not None, res.stdout)
+        res = self.dry_run_ignoring_system_acls(t)
+        r.check("posix-stale-above: with acl_xattr:ignore system acls = yes nothing is "
+                "reported", res.returncode == 0 and
+                not e.lines(res.stdout, "posix-stale-above"), res.stdout)
 
     def c_stale_journal(self):
         """F4: a file replaced between two runs with the same --resume journal
@@ -1649,7 +1698,8 @@ def main():
                  "c_resume_crash", "c_sigint",
                  # regression checks of the review findings
                  "c_race", "c_generic", "c_hash_none", "c_stale_journal", "c_names",
-                 "c_unset_config", "c_setid", "c_journal_symlink", "c_posix_stale"]
+                 "c_unset_config", "c_setid", "c_journal_symlink", "c_posix_stale",
+                 "c_posix_stale_above"]
         names = order + [n for n in names if n not in order]
         for n in names:
             if args.only and n[2:] not in args.only:
