@@ -1464,8 +1464,11 @@ sys.exit(real.wait())
         """Below a posix-stale directory smbd's opens went through the
         kernel's search permission check on that directory's older POSIX
         ACL, so they could be refused whatever the file's own NT ACL said:
-        every entry below it is reported as posix-stale-above, naming the
-        nearest such directory; nothing else is."""
+        every entry below it is reported as posix-stale-above (whatever
+        else is reported for it), naming the nearest such directory, also
+        one above TREE and one that an earlier run with --keep-ntacl
+        migrated; nothing else is, nor below a directory whose NTACL
+        acl_xattr did not use (stale hash)."""
         e, r = self.e, self.r
         A, D = security.SEC_ACE_TYPE_ACCESS_ALLOWED, security.SEC_ACE_TYPE_ACCESS_DENIED
         OI, CI = 1, 2
@@ -1478,13 +1481,21 @@ sys.exit(real.wait())
         entries = [("stale", late, True), ("stale/f", plain, False), ("stale/sub", plain, True),
                    ("stale/sub/g", plain, False), ("stale/inner", late, True),
                    ("stale/inner/h", plain, False), ("ok", first, True), ("ok/h", plain, False),
-                   ("top", plain, False)]
+                   ("top", plain, False), ("hs/f", plain, False)]
+        # acl_xattr did not use hs's NTACL: its hash covers another owner
+        e.mkfile(os.path.join(t, "hs"), e.ntacl(e.sd_aces(late, owner="S-1-22-1-2"), 4,
+                                                hashed=True), isdir=True, mode=0o755)
         for rel, aces, isdir in entries:
             e.mkfile(os.path.join(t, rel), e.ntacl(e.sd_aces(aces), 1), isdir=isdir,
                      mode=0o755 if isdir else 0o644)
+        e.mkfile(os.path.join(t, "stale/nontacl"))
+        os.symlink("f", os.path.join(t, "stale/link"))
+        entries += [("stale/nontacl", None, False), ("stale/link", None, False),
+                    ("hs", None, True)]
         want = {"stale/f": "stale", "stale/sub": "stale", "stale/sub/g": "stale",
-                "stale/inner": "stale", "stale/inner/h": "stale/inner"}
-        res = e.tool(t, "--dry-run")
+                "stale/inner": "stale", "stale/inner/h": "stale/inner",
+                "stale/nontacl": "stale", "stale/link": "stale"}
+        res = e.tool(t, "--dry-run", "--accept-stale")
         r.check("posix-stale-above: the dry run exits 0", res.returncode == 0,
                 "exit %d: %s %s" % (res.returncode, res.stdout, res.stderr[-300:]))
         for rel, _, _ in entries:
@@ -1497,11 +1508,32 @@ sys.exit(real.wait())
                 what = "not reported"
             r.check("posix-stale-above: %s %s" % (rel, what), ok, res.stdout)
         r.check("posix-stale-above: counted in the summary",
-                re.search(r"posix-stale-above 5\b", res.stdout) is not None, res.stdout)
+                re.search(r"posix-stale-above 7\b", res.stdout) is not None, res.stdout)
+        r.check("posix-stale-above: hs (stale hash) is not posix-stale",
+                not e.lines(res.stdout, "posix-stale", "hs") and
+                bool(e.lines(res.stdout, "stale-hash", "hs")), res.stdout)
+        # TREE below a stale directory
+        sub = os.path.join(t, "stale", "sub")
+        res = e.tool(sub, "--dry-run")
+        got = e.lines(res.stdout, "posix-stale-above")
+        r.check("posix-stale-above: TREE below a stale directory: its entries name it",
+                res.returncode == 0 and sorted(x[1] for x in got) == [".", "g"] and
+                all(("directory %s above" % os.path.join(t, "stale")) in x[2] for x in got),
+                res.stdout)
         res = self.dry_run_ignoring_system_acls(t)
         r.check("posix-stale-above: with acl_xattr:ignore system acls = yes nothing is "
                 "reported", res.returncode == 0 and
                 not e.lines(res.stdout, "posix-stale-above"), res.stdout)
+        # a second run with the same journal: stale is done but kept its NTACL
+        j = os.path.join(self.tmp, "stale-above.journal")
+        first = e.tool(t, "--keep-ntacl", "--accept-stale", "--resume", j)
+        res = e.tool(t, "--keep-ntacl", "--accept-stale", "--resume", j)
+        got = dict((x[1], x[2]) for x in e.lines(res.stdout, "posix-stale-above"))
+        r.check("posix-stale-above: a resumed --keep-ntacl run still reports the entries "
+                "below stale", first.returncode == 0 and res.returncode == 0 and
+                sorted(got) == sorted(want) and
+                all(("directory %s above" % want[k]) in got[k] for k in want),
+                first.stdout + res.stdout)
 
     def c_stale_journal(self):
         """F4: a file replaced between two runs with the same --resume journal
