@@ -1535,6 +1535,56 @@ sys.exit(real.wait())
                 all(("directory %s above" % want[k]) in got[k] for k in want),
                 first.stdout + res.stdout)
 
+    def c_guide_loop(self):
+        """docs/admin-guide.md 4.1 and 4.3 as written, with a samba-tool
+        stub: each entry's ACL is set again on that entry alone, without
+        its group; a file name with a newline and a tab cannot smuggle an
+        SDDL onto another file (the attack on the tab/newline list)."""
+        r = self.r
+        guide = open(os.path.join(REPO, "docs", "admin-guide.md")).read()
+
+        def block(heading):
+            rest = guide[guide.index(heading):]
+            m = re.search(r"```sh\n(.*?)```", rest, re.S)
+            return m.group(1)
+        base = self.tree("guideloop")
+        data, root, stub = (os.path.join(base, d) for d in ("data", "root", "bin"))
+        for d in (data, root, stub):
+            os.mkdir(d)
+        log = os.path.join(base, "set.log")
+        with open(os.path.join(stub, "samba-tool"), "w") as f:
+            f.write('#!/bin/bash\n'
+                    'for last; do :; done\n'
+                    'case "$2" in\n'
+                    'get) echo "O:S-1-22-1-0G:DUD:(A;;0x1f01ff;;;S-1-22-1-$(stat -c %i -- '
+                    '"$last"))" ;;\n'
+                    'set) printf \'%s\\0%s\\0\' "${@: -2:1}" "$last" >> "$STUB_LOG" ;;\n'
+                    'esac\n')
+        os.chmod(os.path.join(stub, "samba-tool"), 0o755)
+        evil = "x\nO:S-1-22-1-0D:(A;;FA;;;WD)\ttarget"
+        names = ["target", "dir", "dir/b", evil, "tab\there", "-dash", "back\\slash"]
+        for n in names:
+            if n == "dir":
+                os.mkdir(os.path.join(data, n))
+            else:
+                open(os.path.join(data, n), "w").close()
+        script = "set -e\n" + "\n".join(
+            block(h).replace("/srv/data", data).replace("/root/", root + "/")
+            for h in ("### 4.1 ", "### 4.3 "))
+        env = dict(os.environ, PATH=stub + ":" + os.environ["PATH"], STUB_LOG=log)
+        res = subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True)
+        fields = open(log, "rb").read().decode().split("\0") if os.path.exists(log) else []
+        sets = list(zip(fields[0::2], fields[1::2]))
+        want = [(".", os.stat(data).st_ino)] + \
+            [("./" + n, os.lstat(os.path.join(data, n)).st_ino) for n in names]
+        want = sorted(("O:S-1-22-1-0D:(A;;0x1f01ff;;;S-1-22-1-%d)" % ino, f) for f, ino in want)
+        r.check("guide loop: 4.1 and 4.3 run (exit 0, nothing on stderr)",
+                res.returncode == 0 and not res.stderr, "exit %d: %s" % (res.returncode,
+                                                                  res.stderr[-500:]))
+        r.check("guide loop: every entry set once with its own SDDL, group left out, "
+                "the newline/tab name included", sorted(sets) == want,
+                "got %r, want %r" % (sorted(sets), want))
+
     def c_stale_journal(self):
         """F4: a file replaced between two runs with the same --resume journal
         (restored, copied again) is migrated by the second run."""
@@ -1731,7 +1781,7 @@ def main():
                  # regression checks of the review findings
                  "c_race", "c_generic", "c_hash_none", "c_stale_journal", "c_names",
                  "c_unset_config", "c_setid", "c_journal_symlink", "c_posix_stale",
-                 "c_posix_stale_above"]
+                 "c_posix_stale_above", "c_guide_loop"]
         names = order + [n for n in names if n not in order]
         for n in names:
             if args.only and n[2:] not in args.only:
