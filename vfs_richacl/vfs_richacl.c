@@ -118,6 +118,12 @@ struct richacl_config {
 	struct dom_sid *prefetch_sids;
 	struct unixid *prefetch_ids;
 	size_t num_prefetched;
+	/*
+	 * The security descriptor of the create in progress
+	 * (richacl_create_file()): smbd's set_sd() passes the same pointer to
+	 * SMB_VFS_FSET_NT_ACL once it has made the file.
+	 */
+	const struct security_descriptor *create_sd;
 };
 
 /*
@@ -978,11 +984,57 @@ static bool richacl_denies_both_unknown(const char *name,
  * with NT_STATUS_NONE_MAPPED, and a SID that cannot be resolved because
  * winbindd does not answer with NT_STATUS_NO_SUCH_DOMAIN.
  */
+/*
+ * A create with a security descriptor whose DACL is neither protected nor
+ * NULL: Windows merges the entries the new file inherits from its parent
+ * into that DACL (MS-DTYP 2.5.3.4.2 ComputeACL with DACL_AUTO_INHERIT): the
+ * creator's entries that are not marked inherited, then the inherited
+ * ones, marked inherited; a defaulted DACL gives way to the inherited
+ * entries (S-W-merge).  smbd applies the descriptor as sent, replacing what
+ * the kernel inherited.  *acl is replaced by the merged acl.
+ */
+static NTSTATUS richacl_merge_create(TALLOC_CTX *mem_ctx,
+				     const char *name,
+				     const struct richacl *inherited,
+				     struct richacl **acl)
+{
+	struct richacl *creator = *acl;
+	struct richacl *merged = NULL;
+	struct richacl_error err = { .code = 0 };
+
+	if (creator->a_flags & RICHACL_DEFAULTED) {
+		creator = richacl_alloc(0);
+		if (creator == NULL ||
+		    !richacl_talloc_own(mem_ctx, creator)) {
+			return NT_STATUS_NO_MEMORY;
+		}
+		creator->a_flags = (*acl)->a_flags;
+	}
+	merged = richacl_auto_inherit(creator, inherited);
+	if (merged == NULL || !richacl_talloc_own(mem_ctx, merged)) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	merged->a_flags &= ~RICHACL_DEFAULTED;
+	merged->a_flags |= RICHACL_AUTO_INHERIT;
+	if (richacl_valid(merged, &err) != 0) {
+		DBG_WARNING("%s: the DACL with the inherited entries is not "
+			    "a valid acl (%s); it is stored as sent\n", name,
+			    err.msg);
+		return NT_STATUS_OK;
+	}
+	richacl_compute_max_masks(merged);
+	DBG_DEBUG("%s: %u explicit and %u inherited entries\n", name,
+		  merged->a_count - inherited->a_count, inherited->a_count);
+	*acl = merged;
+	return NT_STATUS_OK;
+}
+
 static NTSTATUS richacl_from_sd(TALLOC_CTX *mem_ctx,
 				struct richacl_config *config,
 				const char *name,
 				const struct security_descriptor *psd,
 				const struct richacl_map_file *file,
+				const struct richacl *inherited,
 				struct richacl_pair *_acl,
 				DATA_BLOB *blob)
 {
@@ -1025,6 +1077,12 @@ static NTSTATUS richacl_from_sd(TALLOC_CTX *mem_ctx,
 	}
 	if (!richacl_talloc_own(mem_ctx, acl)) {
 		return NT_STATUS_NO_MEMORY;
+	}
+	if (inherited != NULL) {
+		status = richacl_merge_create(mem_ctx, name, inherited, &acl);
+		if (!NT_STATUS_IS_OK(status)) {
+			return status;
+		}
 	}
 	if (richacl_denies_both_unknown(name, config, acl)) {
 		return NT_STATUS_NONE_MAPPED;
@@ -1200,6 +1258,118 @@ static NTSTATUS richacl_chown(struct vfs_handle_struct *handle,
 	return map_nt_error_from_unix(saved_errno);
 }
 
+static char *richacl_parent_path(TALLOC_CTX *mem_ctx, int dirfd,
+				 const char *name);
+
+/*
+ * The entries that the file made by the create in progress inherits from
+ * its parent, for richacl_merge_create(); *_inherited NULL if there is
+ * nothing to merge: this is not the create's descriptor, its DACL is not
+ * sent, NULL or protected, "richacl:fix create masks = no" (the kernel's
+ * create-mode masks are wanted; the merged entries would not have them),
+ * or the parent passes nothing on.
+ *
+ * The parent is found by name, so it is opened (O_PATH, as the user) and
+ * used only if it holds the new file under its name: a directory renamed
+ * or swapped (RENAME_EXCHANGE) since the create must not lend its entries
+ * to the new file.  If it cannot be read or does not hold the file, the
+ * DACL is stored as sent (smbd's behaviour), which grants no more than the
+ * merged one would.  Only allocation failures are errors.
+ */
+static NTSTATUS richacl_create_inherited(TALLOC_CTX *mem_ctx,
+					 struct richacl_config *config,
+					 struct files_struct *fsp,
+					 uint32_t security_info_sent,
+					 const struct security_descriptor *psd,
+					 struct richacl **_inherited)
+{
+	struct richacl_error err = { .code = 0 };
+	const char *base = fsp->fsp_name->base_name;
+	const char *slash = strrchr(base, '/');
+	const char *last = slash != NULL ? slash + 1 : base;
+	struct richacl *dir_acl = NULL;
+	struct richacl *acl = NULL;
+	DATA_BLOB blob = data_blob_null;
+	char *parent = NULL;
+	char *parent_fd_path = NULL;
+	struct stat st;
+	int pfd, ret, saved_errno;
+
+	*_inherited = NULL;
+	if (config->create_sd == NULL || psd != config->create_sd) {
+		return NT_STATUS_OK;
+	}
+	config->create_sd = NULL;	/* used once */
+	if (!(security_info_sent & SECINFO_DACL) || psd->dacl == NULL ||
+	    (psd->type & SEC_DESC_DACL_PROTECTED) ||
+	    !config->fix_create_masks) {
+		return NT_STATUS_OK;
+	}
+	parent = richacl_parent_path(mem_ctx,
+				     fsp_get_pathref_fd(fsp->conn->cwd_fsp),
+				     base);
+	if (parent == NULL) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	pfd = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (pfd == -1) {
+		DBG_WARNING("%s: cannot open the parent: %s; the DACL is "
+			    "stored as sent\n", fsp_str_dbg(fsp),
+			    strerror(errno));
+		return NT_STATUS_OK;
+	}
+	if (fstatat(pfd, last, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
+	    st.st_dev != fsp->fsp_name->st.st_ex_dev ||
+	    st.st_ino != fsp->fsp_name->st.st_ex_ino) {
+		DBG_WARNING("%s: the parent no longer holds the new file; "
+			    "the DACL is stored as sent\n", fsp_str_dbg(fsp));
+		close(pfd);
+		return NT_STATUS_OK;
+	}
+	parent_fd_path = talloc_asprintf(mem_ctx, "/proc/self/fd/%d", pfd);
+	if (parent_fd_path == NULL) {
+		close(pfd);
+		return NT_STATUS_NO_MEMORY;
+	}
+	ret = richacl_read_value(mem_ctx, richacl_get_path, parent_fd_path,
+				 &blob);
+	saved_errno = errno;
+	close(pfd);
+	if (ret == -1) {
+		if (saved_errno == ENOMEM) {
+			return NT_STATUS_NO_MEMORY;
+		}
+		if (saved_errno != ENODATA &&
+		    !richacl_errno_unsupported(saved_errno)) {
+			DBG_WARNING("%s: cannot read the parent's %s: %s; "
+				    "the DACL is stored as sent\n",
+				    fsp_str_dbg(fsp), RICHACL_XATTR,
+				    strerror(saved_errno));
+		}
+		return NT_STATUS_OK;
+	}
+	ret = richacl_from_xattr(blob.data, blob.length, &dir_acl, &err);
+	if (ret == -ENOMEM || (ret == 0 && !richacl_talloc_own(mem_ctx,
+							       dir_acl))) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	if (ret != 0) {
+		DBG_ERR("%s: the parent's %s is corrupt: %s; the DACL is "
+			"stored as sent\n", fsp_str_dbg(fsp), RICHACL_XATTR,
+			err.msg);
+		return NT_STATUS_OK;
+	}
+	acl = richacl_inherit(dir_acl, S_ISDIR(fsp->fsp_name->st.st_ex_mode));
+	if (acl == NULL) {
+		return errno == ENOMEM ? NT_STATUS_NO_MEMORY : NT_STATUS_OK;
+	}
+	if (!richacl_talloc_own(mem_ctx, acl)) {
+		return NT_STATUS_NO_MEMORY;
+	}
+	*_inherited = acl;
+	return NT_STATUS_OK;
+}
+
 static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
 				    struct files_struct *fsp,
 				    uint32_t security_info_sent,
@@ -1208,6 +1378,7 @@ static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
 	TALLOC_CTX *frame = talloc_stackframe();
 	struct richacl_config *config = NULL;
 	struct richacl_pair acl = { .asked = NULL };
+	struct richacl *inherited = NULL;
 	DATA_BLOB blob = data_blob_null;
 	uid_t old_uid, new_uid = (uid_t)-1;
 	gid_t old_gid, new_gid = (gid_t)-1;
@@ -1273,8 +1444,15 @@ static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
 		.isdir = S_ISDIR(fsp->fsp_name->st.st_ex_mode),
 	};
 	if (security_info_sent & SECINFO_DACL) {
+		status = richacl_create_inherited(frame, config, fsp,
+						  security_info_sent, psd,
+						  &inherited);
+		if (!NT_STATUS_IS_OK(status)) {
+			TALLOC_FREE(frame);
+			return status;
+		}
 		status = richacl_from_sd(frame, config, fsp_str_dbg(fsp), psd,
-					 &file, &acl, &blob);
+					 &file, inherited, &acl, &blob);
 		if (!NT_STATUS_IS_OK(status)) {
 			TALLOC_FREE(frame);
 			return status;
@@ -1327,7 +1505,8 @@ static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
 				   (unsigned int)new_gid);
 			status = richacl_from_sd(frame, config,
 						 fsp_str_dbg(fsp), psd,
-						 &file, &acl, &blob);
+						 &file, inherited, &acl,
+						 &blob);
 			if (!NT_STATUS_IS_OK(status)) {
 				richacl_undo_chown(handle, fsp, &undo);
 				TALLOC_FREE(frame);
@@ -1346,15 +1525,36 @@ static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
 	 * a local setrichacl.  Only an ownership change that a privilege
 	 * made (the user may no longer own the file) stores as root.
 	 */
-	ret = richacl_store(handle, fsp, &acl, &blob,
-			    fsp->fsp_name->st.st_ex_mode);
-	if (ret == -1 && privileged && (errno == EPERM || errno == EACCES)) {
-		become_root();
+	for (;;) {
 		ret = richacl_store(handle, fsp, &acl, &blob,
 				    fsp->fsp_name->st.st_ex_mode);
-		saved_errno = errno;
-		unbecome_root();
-		errno = saved_errno;
+		if (ret == -1 && privileged &&
+		    (errno == EPERM || errno == EACCES)) {
+			become_root();
+			ret = richacl_store(handle, fsp, &acl, &blob,
+					    fsp->fsp_name->st.st_ex_mode);
+			saved_errno = errno;
+			unbecome_root();
+			errno = saved_errno;
+		}
+		if (ret == 0 || inherited == NULL ||
+		    (errno != ENOSPC && errno != E2BIG)) {
+			break;
+		}
+		/* What the merge added does not fit: store it as sent. */
+		DBG_WARNING("%s: the DACL with the inherited entries (%zu "
+			    "bytes) does not fit; it is stored as sent\n",
+			    fsp_str_dbg(fsp), blob.length);
+		inherited = NULL;
+		status = richacl_from_sd(frame, config, fsp_str_dbg(fsp), psd,
+					 &file, NULL, &acl, &blob);
+		if (!NT_STATUS_IS_OK(status)) {
+			if (chowned) {
+				richacl_undo_chown(handle, fsp, &undo);
+			}
+			TALLOC_FREE(frame);
+			return status;
+		}
 	}
 	if (ret == -1) {
 		saved_errno = errno;
@@ -3072,7 +3272,8 @@ static NTSTATUS richacl_check_create_sd(struct vfs_handle_struct *handle,
 		.isdir = (create_options & FILE_DIRECTORY_FILE) != 0,
 	};
 	frame = talloc_stackframe();
-	status = richacl_from_sd(frame, config, name, sd, &file, &acl, &blob);
+	status = richacl_from_sd(frame, config, name, sd, &file, NULL, &acl,
+				 &blob);
 	TALLOC_FREE(frame);
 	return status;
 }
@@ -3097,6 +3298,7 @@ static NTSTATUS richacl_create_file(struct vfs_handle_struct *handle,
 				    const struct smb2_create_blobs *in_context_blobs,
 				    struct smb2_create_blobs *out_context_blobs)
 {
+	struct richacl_config *config = NULL;
 	NTSTATUS status;
 
 	/*
@@ -3118,13 +3320,23 @@ static NTSTATUS richacl_create_file(struct vfs_handle_struct *handle,
 			return status;
 		}
 	}
-	return SMB_VFS_NEXT_CREATE_FILE(handle, req, dirfsp, smb_fname,
-					access_mask, share_access,
-					create_disposition, create_options,
-					file_attributes, oplock_request, lease,
-					allocation_size, private_flags, sd,
-					ea_list, result, pinfo,
-					in_context_blobs, out_context_blobs);
+	if (sd != NULL && !is_named_stream(smb_fname)) {
+		SMB_VFS_HANDLE_GET_DATA(handle, config, struct richacl_config,
+					return NT_STATUS_INTERNAL_ERROR);
+		config->create_sd = sd;
+	}
+	status = SMB_VFS_NEXT_CREATE_FILE(handle, req, dirfsp, smb_fname,
+					  access_mask, share_access,
+					  create_disposition, create_options,
+					  file_attributes, oplock_request,
+					  lease, allocation_size,
+					  private_flags, sd, ea_list, result,
+					  pinfo, in_context_blobs,
+					  out_context_blobs);
+	if (config != NULL) {
+		config->create_sd = NULL;
+	}
+	return status;
 }
 
 static struct vfs_fn_pointers vfs_richacl_fns = {

@@ -157,6 +157,10 @@ cat <<EOF
 	copy = richacl
 	force directory mode = 2000
 
+[rnofix]
+	copy = richacl
+	richacl:fix create masks = no
+
 [rapply]
 	copy = richacl
 	richacl:chmod = apply

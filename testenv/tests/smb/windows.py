@@ -49,6 +49,14 @@ code under test printed.
              which a write-only descriptor cannot hold); the shared lock
              still conflicts with another client's exclusive lock until it
              is released; reading through the handle stays refused.
+  S-W-merge  a create with a security descriptor whose DACL is not
+             protected gets the entries it inherits from its parent after
+             the descriptor's own, marked inherited (Windows merges them,
+             MS-DTYP 2.5.3.4.2 ComputeACL with DACL_AUTO_INHERIT; smbd
+             applies the descriptor as sent): a protected DACL is kept as
+             sent, ACEs the creator marked inherited are dropped, a
+             defaulted DACL gives way to the inherited entries, and a
+             parent that passes nothing on leaves the DACL as sent.
 
 Output: "ok ID desc" / "FAIL ID desc: details" lines and "N passed, N failed".
 
@@ -56,11 +64,13 @@ usage: windows.py --state DIR --path DIR --plain-path DIR [--tools DIR]
                   [--identity passdb|winbind] [--only ID...]
 """
 
+import ctypes
 import os
 
 from impacket import nt_errors, smb3structs, smbconnection
 from impacket.smb3structs import SMB2_DIALECT_21
 from samba.dcerpc import security
+from samba.ndr import ndr_pack
 
 import run
 import verdict
@@ -80,7 +90,7 @@ PLAIN_SHARE = "rplain"          # testenv/smb/smbconf.sh --test-shares
 
 class Windows(verdict.Verdict):
     ROWS = ["S-W-fa", "S-W-plain", "S-W-apply", "S-W-owner", "S-W-creator", "S-W-rmdir",
-            "S-W-exec", "S-W-lock"]
+            "S-W-exec", "S-W-lock", "S-W-merge"]
 
     def __init__(self, args):
         super().__init__(args)
@@ -508,11 +518,11 @@ class Windows(verdict.Verdict):
                  smb3structs.SMB2_LOCKFLAG_FAIL_IMMEDIATELY)
     UNLOCK = smb3structs.SMB2_LOCKFLAG_UNLOCK
 
-    def raw_conn(self, user):
+    def raw_conn(self, user, share="richacl"):
         conn = smbconnection.SMBConnection("127.0.0.1", "127.0.0.1",
                                            preferredDialect=SMB2_DIALECT_21, timeout=60)
         conn.login(user, self.passwords[user])
-        return conn, conn.connectTree("richacl")
+        return conn, conn.connectTree(share)
 
     @staticmethod
     def raw_status(exc):
@@ -611,6 +621,232 @@ class Windows(verdict.Verdict):
             carol.closeFile(ctid, cfid)
         self.expect_state(row, "wlk/f unchanged (owner, mode, acl)",
                           self.state_of("wlk/f") == before, f"{self.state_of('wlk/f')}")
+
+    def raw_create_sd(self, conn, tid, rel, sd, directory=False):
+        """NTSTATUS name of a create of rel with sd in an SMB2 SecD create
+        context (as a Windows client sends one); the handle is closed."""
+        data = ndr_pack(sd)
+        ctx = smb3structs.SMB2CreateContext()
+        ctx["Next"] = 0
+        ctx["NameOffset"] = 16
+        ctx["NameLength"] = 4
+        ctx["DataOffset"] = 24
+        ctx["DataLength"] = len(data)
+        ctx["Buffer"] = b"SecD" + b"\0" * 4 + data
+        options = run.FILE_DIRECTORY_FILE if directory else run.FILE_NON_DIRECTORY_FILE
+        try:
+            fid = conn._SMBConnection.create(
+                tid, rel.replace("/", "\\"),
+                run.READ_CONTROL | run.READ_ATTRIBUTES | run.SYNCHRONIZE, 7, options,
+                run.FILE_CREATE, 0, createContexts=[ctx])
+        except smbconnection.SessionError as e:
+            return self.raw_status(e)
+        except Exception as e:          # noqa: BLE001 - impacket raises its own
+            return self.raw_status(e)
+        conn.closeFile(tid, fid)
+        return OK
+
+    def s_w_merge(self):
+        """S-W-merge: a create's unprotected DACL gets the inherited entries."""
+        row = "S-W-merge"
+        alice, carol, bob = self.sids["alice"], self.sids["carol"], self.sids["bob"]
+        self.mkdir("wmg", f"flags:a owner@:{run.FULL_DIR}:fd:allow "
+                          f"user:bob:{run.RX_DIR}:fd:allow everyone@:{run.RX_DIR}::allow",
+                   owner=1001)
+        self.mkdir("wmg0", f"owner@:{run.FULL_DIR}::allow everyone@:{run.RX_DIR}::allow",
+                   owner=1001)
+        try:
+            conn, tid = self.raw_conn("alice")
+        except Exception as e:          # noqa: BLE001 - reported as a failure
+            self.expect_smb(row, "alice connects with impacket", OK, self.raw_status(e))
+            return
+
+        def sd_of(sddl, extra_type=0):
+            sd = security.descriptor.from_sddl(sddl, security.dom_sid(alice.rsplit("-", 1)[0]))
+            sd.type |= extra_type
+            return sd
+
+        def dacl(rel):
+            st, sd = self.smb_get_sd("alice", rel)
+            if st != OK or sd.dacl is None:
+                return st, None, []
+            return st, sd.type, [(str(a.trustee), a.flags, a.access_mask, a.type)
+                                 for a in sd.dacl.aces]
+
+        def has(aces, sid, inherited, mask):
+            return any(t == sid and bool(f & run.INHERITED_ACE) == inherited and m & mask == mask
+                       and a == security.SEC_ACE_TYPE_ACCESS_ALLOWED for t, f, m, a in aces)
+
+        read = run.FILE_GENERIC_READ
+
+        def as_sent(rel, desc):
+            """rel's DACL is alice full + carol read, as sent, nothing inherited."""
+            st, typ, aces = dacl(rel)
+            self.expect_state(row, desc, st == OK and [(a[0], a[1], a[2]) for a in aces] ==
+                              [(alice, 0, run.FILE_ALL_ACCESS), (carol, 0, read)],
+                              f"{st} {typ} {aces}")
+
+        # 1. explicit alice + carol, not protected: bob's inherited entry follows
+        st = self.raw_create_sd(conn, tid, "wmg/f1", sd_of(
+            f"D:(A;;0x1f01ff;;;{alice})(A;;0x120089;;;{carol})"))
+        self.expect_smb(row, "alice creates wmg\\f1 with an unprotected DACL (alice, carol)",
+                        OK, st)
+        st, typ, aces = dacl("wmg/f1")
+        explicit = [a for a in aces if not a[1] & run.INHERITED_ACE]
+        self.expect_state(row, "f1: the two explicit ACEs come first, as sent",
+                          st == OK and [(a[0], a[2]) for a in aces[:2]] ==
+                          [(alice, run.FILE_ALL_ACCESS), (carol, read)] and len(explicit) == 2,
+                          f"{st} {aces}")
+        self.expect_state(row, "f1: then bob's entry, marked inherited, and the DACL "
+                          "auto-inherited", st == OK and has(aces[2:], bob, True, read) and
+                          typ & security.SEC_DESC_DACL_AUTO_INHERITED, f"{st} {typ} {aces}")
+        self.expect_smb(row, "bob reads f1 (the inherited entry)", OK,
+                        self.smb_open("bob", "wmg/f1", read)[0])
+        self.expect_local(row, "bob reads f1 locally", "OK",
+                          self.l_open("bob", "wmg/f1", os.O_RDONLY))
+        self.expect_smb(row, "carol reads f1 (the explicit entry)", OK,
+                        self.smb_open("carol", "wmg/f1", read)[0])
+        # 2. protected: as sent
+        st = self.raw_create_sd(conn, tid, "wmg/f2", sd_of(f"D:P(A;;0x1f01ff;;;{alice})"))
+        self.expect_smb(row, "alice creates wmg\\f2 with a protected DACL", OK, st)
+        st, typ, aces = dacl("wmg/f2")
+        self.expect_state(row, "f2: only alice's ACE, protected",
+                          st == OK and [(a[0], a[1], a[2]) for a in aces] ==
+                          [(alice, 0, run.FILE_ALL_ACCESS)] and
+                          typ & security.SEC_DESC_DACL_PROTECTED, f"{st} {typ} {aces}")
+        self.expect_smb(row, "bob may not read f2", run.DENIED,
+                        self.smb_open("bob", "wmg/f2", read)[0])
+        self.expect_local(row, "bob may not read f2 locally", "EACCES",
+                          self.l_open("bob", "wmg/f2", os.O_RDONLY))
+        # 3. an ACE the creator marked inherited is dropped
+        st = self.raw_create_sd(conn, tid, "wmg/f3", sd_of(
+            f"D:(A;;0x1f01ff;;;{alice})(A;ID;0x120089;;;{carol})"))
+        self.expect_smb(row, "alice creates wmg\\f3 with an ACE for carol marked inherited",
+                        OK, st)
+        st, typ, aces = dacl("wmg/f3")
+        self.expect_state(row, "f3: carol's ACE is gone, bob's inherited entry is there",
+                          st == OK and not any(a[0] == carol for a in aces) and
+                          has(aces, bob, True, read), f"{st} {aces}")
+        self.expect_smb(row, "carol may not read f3", run.DENIED,
+                        self.smb_open("carol", "wmg/f3", read)[0])
+        # 4. defaulted: the inherited entries only
+        st = self.raw_create_sd(conn, tid, "wmg/f4", sd_of(
+            f"D:(A;;0x1f01ff;;;{carol})", security.SEC_DESC_DACL_DEFAULTED))
+        self.expect_smb(row, "alice creates wmg\\f4 with a defaulted DACL (carol)", OK, st)
+        st, typ, aces = dacl("wmg/f4")
+        self.expect_state(row, "f4: only inherited ACEs, bob's among them",
+                          st == OK and aces and all(a[1] & run.INHERITED_ACE for a in aces) and
+                          has(aces, bob, True, read) and not any(a[0] == carol for a in aces),
+                          f"{st} {aces}")
+        # 5. a directory: its own inheritable ACE first, the inherited ones after
+        st = self.raw_create_sd(conn, tid, "wmg/d1", sd_of(f"D:(A;OICI;0x1f01ff;;;{alice})"),
+                                directory=True)
+        self.expect_smb(row, "alice creates directory wmg\\d1 with an unprotected DACL",
+                        OK, st)
+        st, typ, aces = dacl("wmg/d1")
+        self.expect_state(row, "d1: alice's ACE first, then bob's inherited one, "
+                          "inheritable further",
+                          st == OK and aces and aces[0][0] == alice and
+                          not aces[0][1] & run.INHERITED_ACE and
+                          any(t == bob and f & run.INHERITED_ACE and f & run.OI and f & run.CI
+                              for t, f, _, _ in aces), f"{st} {aces}")
+        self.expect_smb(row, "alice creates d1\\g without a descriptor", OK,
+                        self.smb_create_file("alice", "wmg/d1/g", b"g\n"))
+        self.expect_smb(row, "bob reads d1\\g (inherited through d1)", OK,
+                        self.smb_open("bob", "wmg/d1/g", read)[0])
+        # 6. nothing inheritable: as sent
+        st = self.raw_create_sd(conn, tid, "wmg0/f", sd_of(
+            f"D:(A;;0x1f01ff;;;{alice})(A;;0x120089;;;{carol})"))
+        self.expect_smb(row, "alice creates wmg0\\f (no inheritable entries above)", OK, st)
+        as_sent("wmg0/f", "wmg0\\f: exactly the two ACEs sent, none inherited")
+        # 7. what the merge adds does not fit in the xattr space: as sent
+        many = " ".join(f"user:{5000 + i}:r:fd:allow" for i in range(320))
+        self.mkdir("wmgbig", f"flags:a owner@:{run.FULL_DIR}:fd:allow {many}", owner=1001)
+        sent = "".join(f"(A;;0x120089;;;S-1-22-1-{6000 + i})" for i in range(30))
+        st = self.raw_create_sd(conn, tid, "wmgbig/f", sd_of(
+            f"D:(A;;0x1f01ff;;;{alice}){sent}"))
+        self.expect_smb(row, "alice creates wmgbig\\f where explicit + 320 inherited "
+                        "entries do not fit", OK, st)
+        st, typ, aces = dacl("wmgbig/f")
+        self.expect_state(row, "wmgbig\\f: the 31 ACEs as sent, none inherited",
+                          st == OK and len(aces) == 31 and
+                          not any(a[1] & run.INHERITED_ACE for a in aces) and
+                          aces[0][0] == alice, f"{st} {len(aces)} {aces[:3]}")
+        self.expect_log(row, "wmgbig/f: the merge that did not fit is logged",
+                        "wmgbig/f: the DACL with the inherited entries")
+        conn.close()
+        # 8. "richacl:fix create masks = no": no merge (the kernel's
+        # create-mode masks would not hold for merged entries)
+        try:
+            nconn, ntid = self.raw_conn("alice", "rnofix")
+        except Exception as e:          # noqa: BLE001 - reported as a failure
+            self.expect_smb(row, "alice connects to [rnofix] with impacket", OK,
+                            self.raw_status(e))
+            return
+        st = self.raw_create_sd(nconn, ntid, "wmg/nofix", sd_of(
+            f"D:(A;;0x1f01ff;;;{alice})(A;;0x120089;;;{carol})"))
+        nconn.close()
+        self.expect_smb(row, "alice creates wmg\\nofix on [rnofix]", OK, st)
+        as_sent("wmg/nofix", "wmg\\nofix: the two ACEs sent, none inherited")
+        self.expect_smb(row, "bob may not read wmg\\nofix", run.DENIED,
+                        self.smb_open("bob", "wmg/nofix", read)[0])
+        self.merge_race(row, sd_of(f"D:(A;;0x1f01ff;;;{alice})"))
+
+    def swapper(self, user, a, b, stop):
+        """A child process running as user that exchanges a and b
+        (renameat2 RENAME_EXCHANGE) until the file stop exists; its pid."""
+        uid, gid, groups = run.IDS[user]
+        pid = os.fork()
+        if pid == 0:
+            try:
+                libc = ctypes.CDLL(None, use_errno=True)
+                os.setgroups(groups)
+                os.setresgid(gid, gid, gid)
+                os.setresuid(uid, uid, uid)
+                pa, pb = os.fsencode(self.p(a)), os.fsencode(self.p(b))
+                n = 0
+                while not os.path.exists(stop):
+                    # SYS_renameat2 (x86_64 316), AT_FDCWD, RENAME_EXCHANGE
+                    libc.syscall(316, -100, pa, -100, pb, 2)
+                    n += 1
+            finally:
+                os._exit(0)
+        return pid
+
+    def merge_race(self, row, sd):
+        """Bob swaps alice's directory with his own (which passes bob's
+        entries on) while alice creates files in hers with an unprotected
+        DACL: no file alice made there may get bob's entries."""
+        self.mkdir("wsw", f"everyone@:{run.FULL_DIR}::allow")
+        self.mkdir("wsw/sub", f"flags:a owner@:{run.FULL_DIR}:fd:allow", owner=1001)
+        self.mkdir("wsw/evil", f"flags:a user:bob:{run.FULL_DIR}:fd:allow "
+                               f"everyone@:{run.RX_DIR}::allow", owner=1002)
+        stop = self.p("wsw.stop")
+        conn, tid = self.raw_conn("alice")
+        pid = self.swapper("bob", "wsw/sub", "wsw/evil", stop)
+        made = []
+        try:
+            for i in range(120):
+                if self.raw_create_sd(conn, tid, f"wsw/sub/f{i}", sd) == OK:
+                    made.append(f"f{i}")
+        finally:
+            open(stop, "w").close()
+            os.waitpid(pid, 0)
+            os.unlink(stop)
+            conn.close()
+        bad = []
+        for d in ("wsw/sub", "wsw/evil"):
+            for name in made:
+                rel = f"{d}/{name}"
+                if not os.path.lexists(self.p(rel)):
+                    continue
+                st = os.lstat(self.p(rel))
+                if st.st_uid == 1001 and "user:1002:" in self.acltext(rel, "--raw",
+                                                                        "--numeric-ids"):
+                    bad.append(rel)
+        self.expect_state(row, f"race: {len(made)} files alice created while bob swapped "
+                          "her directory with his: none got bob's entries",
+                          made and not bad, f"bad {bad[:5]}, made {len(made)}")
 
     def must_access(self, rel, mode):
         if not os.access(self.p(rel), mode, effective_ids=True):
