@@ -778,6 +778,72 @@ static NTSTATUS richacl_encode(TALLOC_CTX *mem_ctx,
 	return NT_STATUS_OK;
 }
 
+/* ---- NULL DACL marker ---- */
+
+/*
+ * A richacl cannot be NULL: a NULL DACL is stored as everyone@ allowed
+ * FILE_ALL_ACCESS (M10), the same acl as an explicit "Everyone: Full
+ * Control".  Both grant the same access; only what a client reads back
+ * differs (Windows shows a NULL DACL as such, and smbtorture checks it).
+ * So a set of a NULL DACL leaves this marker, and a set of any other DACL
+ * removes it.  The marker only changes how the acl is shown, and only
+ * while the acl is still exactly the NULL DACL's (richacl_is_null_dacl()):
+ * the kernel never sees it.  It lives in the security namespace, which
+ * only a process with CAP_SYS_ADMIN can write, so no user can put it on a
+ * file, and smbd never offers it as an extended attribute to clients.
+ */
+#define RICHACL_NULL_DACL_XATTR "security.richacl.null_dacl"
+
+static bool richacl_null_dacl_marked(struct vfs_handle_struct *handle,
+				     struct files_struct *fsp)
+{
+	char value;
+	ssize_t len;
+
+	len = SMB_VFS_NEXT_FGETXATTR(handle, fsp, RICHACL_NULL_DACL_XATTR,
+				     &value, sizeof(value));
+	if (len == -1 && errno != ENODATA) {
+		DBG_NOTICE("%s: reading %s failed: %s\n", fsp_str_dbg(fsp),
+			   RICHACL_NULL_DACL_XATTR, strerror(errno));
+	}
+	return len == 1 && value == '1';
+}
+
+/*
+ * Record whether the DACL just stored on fsp was sent as a NULL DACL.
+ * Called after the acl is stored, as root (the user cannot write the
+ * security namespace); a failure only costs the display, so it is logged.
+ */
+static void richacl_mark_null_dacl(struct vfs_handle_struct *handle,
+				   struct files_struct *fsp,
+				   bool null_dacl)
+{
+	int ret, err;
+
+	if (!null_dacl && !richacl_null_dacl_marked(handle, fsp)) {
+		return;
+	}
+	become_root();
+	if (null_dacl) {
+		ret = SMB_VFS_NEXT_FSETXATTR(handle, fsp,
+					     RICHACL_NULL_DACL_XATTR,
+					     "1", 1, 0);
+	} else {
+		ret = SMB_VFS_NEXT_FREMOVEXATTR(handle, fsp,
+						RICHACL_NULL_DACL_XATTR);
+	}
+	err = errno;
+	unbecome_root();
+	if (ret == -1 && !(err == ENODATA && !null_dacl)) {
+		DBG_WARNING("%s: %s %s failed: %s; the DACL reads back as %s\n",
+			    fsp_str_dbg(fsp),
+			    null_dacl ? "setting" : "removing",
+			    RICHACL_NULL_DACL_XATTR, strerror(err),
+			    null_dacl ? "Everyone: Full Control" :
+			    "a NULL DACL while it grants Everyone Full Control");
+	}
+}
+
 /* ---- fget_nt_acl ---- */
 
 static NTSTATUS richacl_fget_nt_acl(struct vfs_handle_struct *handle,
@@ -794,6 +860,7 @@ static NTSTATUS richacl_fget_nt_acl(struct vfs_handle_struct *handle,
 	struct richacl *acl = NULL;
 	struct nt_sd *ntsd = NULL;
 	const SMB_STRUCT_STAT *st = NULL;
+	bool null_dacl;
 	NTSTATUS status;
 	int ret;
 
@@ -816,6 +883,9 @@ static NTSTATUS richacl_fget_nt_acl(struct vfs_handle_struct *handle,
 		TALLOC_FREE(frame);
 		return status;
 	}
+	null_dacl = (security_info & SECINFO_DACL) &&
+		    richacl_is_null_dacl(acl, S_ISDIR(st->st_ex_mode)) &&
+		    richacl_null_dacl_marked(handle, fsp);
 
 	if (acl == NULL) {
 		/*
@@ -858,6 +928,12 @@ static NTSTATUS richacl_fget_nt_acl(struct vfs_handle_struct *handle,
 	 * READ_CONTROL and WRITE_DAC (unless an OWNER RIGHTS ACE exists), as
 	 * Windows does, and checks the rest against exactly these entries.
 	 */
+	if (null_dacl) {
+		/* Shown as it was set: DACL_PRESENT without a DACL. */
+		nt_acl_free(ntsd->dacl);
+		ntsd->dacl = NULL;
+		ntsd->control |= NT_SD_DACL_PRESENT;
+	}
 	status = richacl_nt_sd_to_sd(mem_ctx, ntsd, ppdesc);
 	TALLOC_FREE(frame);
 	return status;
@@ -1574,6 +1650,7 @@ static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
 		return map_nt_error_from_unix(saved_errno);
 	}
 	richacl_log_unmapped(fsp, acl.stored);
+	richacl_mark_null_dacl(handle, fsp, psd->dacl == NULL);
 
 	TALLOC_FREE(frame);
 	return NT_STATUS_OK;

@@ -176,6 +176,17 @@ int richacl_from_nt_sd(const struct nt_sd *sd, const struct richacl_map_file *fi
 		       const struct richacl_resolver *res, struct richacl **acl,
 		       struct richacl_error *err);
 
+/*
+ * Whether acl is exactly what richacl_from_nt_sd() stores for a NULL DACL
+ * (M10): a single everyone@ entry allowing FILE_ALL_ACCESS (on a
+ * non-directory delete_child may be missing, see M5), without inheritance
+ * flags, and file masks (if any) that take nothing away from it.  Such an
+ * acl grants everybody what a NULL DACL grants.  Whether a NULL DACL or an
+ * explicit "Everyone: Full Control" entry was set cannot be told from the
+ * acl; the caller keeps track of that.
+ */
+bool richacl_is_null_dacl(const struct richacl *acl, bool isdir);
+
 /* generic rights -> specific rights with the file generic mapping (M10) */
 uint32_t nt_map_generic_file(uint32_t mask);
 

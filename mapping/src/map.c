@@ -672,6 +672,26 @@ static int null_dacl_acl(struct richacl *acl, struct richacl_error *err)
 	return 0;
 }
 
+bool richacl_is_null_dacl(const struct richacl *acl, bool isdir)
+{
+	const uint32_t all_but_dc = NT_FILE_ALL_ACCESS & ~RICHACE_DELETE_CHILD;
+	const struct richace *e;
+
+	if (!acl || acl->a_count != 1)
+		return false;
+	e = &acl->a_entries[0];
+	if (!richace_is_allow(e) || !richace_is_everyone(e) ||
+	    (e->e_flags & ~RICHACE_SPECIAL_WHO))
+		return false;
+	if (e->e_mask != NT_FILE_ALL_ACCESS && (isdir || e->e_mask != all_but_dc))
+		return false;
+	if (!(acl->a_flags & RICHACL_MASKED))
+		return true;
+	return (acl->a_owner_mask & e->e_mask) == e->e_mask &&
+	       (acl->a_group_mask & e->e_mask) == e->e_mask &&
+	       (acl->a_other_mask & e->e_mask) == e->e_mask;
+}
+
 int richacl_from_nt_sd(const struct nt_sd *sd, const struct richacl_map_file *file,
 		       const struct richacl_resolver *res, struct richacl **acl,
 		       struct richacl_error *err)

@@ -1341,6 +1341,70 @@ static void test_M10_null_dacl(void **state)
 	nt_sd_free(sd);
 }
 
+/* what a NULL DACL stores is recognised, and nothing else is */
+static void test_M10_is_null_dacl(void **state)
+{
+	static const struct {
+		const char *text;
+		bool isdir, want;
+	} cases[] = {
+		{ "everyone@:0x1f01ff::allow", false, true },
+		{ "everyone@:0x1f01ff::allow", true, true },
+		{ "flags:p everyone@:0x1f01ff::allow", true, true },
+		/* a file's inherited Full Control lacks delete_child (M5) */
+		{ "everyone@:0x1f01bf::allow", false, true },
+		{ "everyone@:0x1f01bf::allow", true, false },
+		{ "everyone@:0x1f01fe::allow", false, false },
+		{ "everyone@:0x1f07ff::allow", false, false },
+		{ "everyone@:0x1f01ff::deny", false, false },
+		{ "everyone@:0x1f01ff:fd:allow", true, false },
+		{ "everyone@:0x1f01ff:a:allow", false, false },
+		{ "owner@:0x1f01ff::allow", false, false },
+		{ "user:7:0x1f01ff::allow", false, false },
+		{ "everyone@:0x1f01ff::allow everyone@:0x1f01ff::allow", false, false },
+		{ "everyone@:0x1f01ff::allow user:7:r::deny", false, false },
+		{ "", false, false },
+		/* masks that take nothing away, and masks that do (a chmod) */
+		{ "flags:m owner:0x1f01ff::mask group:0x1f01ff::mask other:0x1f01ff::mask "
+		  "everyone@:0x1f01ff::allow", false, true },
+		{ "flags:m owner:0x1f01ff::mask group:0x1f01ff::mask other:0x1f01fb::mask "
+		  "everyone@:0x1f01ff::allow", false, false },
+		{ "flags:m owner:0x1f01ff::mask group:0x1f01bf::mask other:0x1f01ff::mask "
+		  "everyone@:0x1f01ff::allow", true, false },
+		{ "flags:mw owner:0x1f01bf::mask group:0x1f01ff::mask other:0x1f01ff::mask "
+		  "everyone@:0x1f01ff::allow", true, false },
+	};
+	struct richacl *acl;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		acl = acl_of(cases[i].text);
+		if (richacl_is_null_dacl(acl, cases[i].isdir) != cases[i].want)
+			fail_msg("case %u \"%s\" (%s): want %d", i, cases[i].text,
+				 cases[i].isdir ? "dir" : "file", cases[i].want);
+		richacl_free(acl);
+	}
+	assert_false(richacl_is_null_dacl(NULL, false));
+}
+
+/* what richacl_from_nt_sd() stores for a NULL DACL is recognised */
+static void test_M10_null_dacl_is_recognised(void **state)
+{
+	struct nt_sd *sd = nt_sd_alloc();
+	struct richacl *acl;
+
+	(void)state;
+	sd->control |= NT_SD_DACL_PRESENT | NT_SD_DACL_AUTO_INHERITED;
+	acl = set_sd(sd, &a_dir);
+	assert_true(richacl_is_null_dacl(acl, true));
+	richacl_free(acl);
+	acl = set_sd(sd, &a_file);
+	assert_true(richacl_is_null_dacl(acl, false));
+	richacl_free(acl);
+	nt_sd_free(sd);
+}
+
 static void test_M10_dacl_without_dacl_present_is_refused(void **state)
 {
 	struct nt_sd *sd = new_sd(0);
@@ -1560,6 +1624,8 @@ int main(void)
 		cmocka_unit_test(test_M10_acl_revisions),
 		cmocka_unit_test(test_M10_rejects_bad_trustee_and_size),
 		cmocka_unit_test(test_M10_null_dacl),
+		cmocka_unit_test(test_M10_is_null_dacl),
+		cmocka_unit_test(test_M10_null_dacl_is_recognised),
 		cmocka_unit_test(test_M10_dacl_without_dacl_present_is_refused),
 		cmocka_unit_test(test_M10_empty_dacl),
 		cmocka_unit_test(test_M11_write_file_drops_inheritance),

@@ -176,8 +176,9 @@ class Verdict(run.Suite):
                               security.SECINFO_DACL, aces=aces, share=share)
 
     def set_sd_on(self, user, rel, access, secinfo, owner=None, group=None, aces=None,
-                  share="richacl"):
-        """set_sd with any of owner, group and a DACL of (type, sid, mask)."""
+                  share="richacl", null_dacl=False):
+        """set_sd with any of owner, group and a DACL of (type, sid, mask),
+        or a NULL DACL (DACL_PRESENT without a DACL)."""
         c = self.conn_on(user, share)
         st, fnum = self.smb(c.create, self.w(rel), DesiredAccess=access,
                             ShareAccess=run.SHARE_ALL, CreateDisposition=run.FILE_OPEN,
@@ -191,6 +192,8 @@ class Verdict(run.Suite):
                 sd.owner_sid = security.dom_sid(owner)
             if group:
                 sd.group_sid = security.dom_sid(group)
+            if null_dacl:
+                sd.type |= security.SEC_DESC_DACL_PRESENT
             if aces is not None:
                 sd.type |= security.SEC_DESC_DACL_PRESENT
                 sd.dacl = security.acl()

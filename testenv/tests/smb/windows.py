@@ -57,6 +57,13 @@ code under test printed.
              sent, ACEs the creator marked inherited are dropped, a
              defaulted DACL gives way to the inherited entries, and a
              parent that passes nothing on leaves the DACL as sent.
+  S-W-null   a NULL DACL set over SMB reads back as a NULL DACL, as on
+             Windows, while the kernel holds
+             everyone@ allowed everything (M10) and grants everybody the
+             same; an explicit "Everyone: Full Control" reads back as that
+             ACE; a local chmod that cuts the masks shows the real acl; a
+             user cannot forge the marker, and a marker on another acl
+             changes nothing.
 
 Output: "ok ID desc" / "FAIL ID desc: details" lines and "N passed, N failed".
 
@@ -65,6 +72,7 @@ usage: windows.py --state DIR --path DIR --plain-path DIR [--tools DIR]
 """
 
 import ctypes
+import errno
 import os
 
 from impacket import nt_errors, smb3structs, smbconnection
@@ -86,11 +94,12 @@ GENERIC_WRITE = security.SEC_GENERIC_WRITE
 ADD_FILE = security.SEC_DIR_ADD_FILE
 MODIFY = "rwpxDaARWcS"          # the same as richacl text
 PLAIN_SHARE = "rplain"          # testenv/smb/smbconf.sh --test-shares
+NULL_MARKER = "security.richacl.null_dacl"
 
 
 class Windows(verdict.Verdict):
     ROWS = ["S-W-fa", "S-W-plain", "S-W-apply", "S-W-owner", "S-W-creator", "S-W-rmdir",
-            "S-W-exec", "S-W-lock", "S-W-merge"]
+            "S-W-exec", "S-W-lock", "S-W-merge", "S-W-null"]
 
     def __init__(self, args):
         super().__init__(args)
@@ -847,6 +856,98 @@ class Windows(verdict.Verdict):
         self.expect_state(row, f"race: {len(made)} files alice created while bob swapped "
                           "her directory with his: none got bob's entries",
                           made and not bad, f"bad {bad[:5]}, made {len(made)}")
+
+    def set_null_dacl(self, user, rel):
+        """Set a NULL DACL on rel as user; the status."""
+        return self.set_sd_on(user, rel, run.READ_CONTROL | run.WRITE_DAC,
+                              security.SECINFO_DACL, null_dacl=True)
+
+    def marker(self, rel):
+        try:
+            return os.getxattr(self.p(rel), NULL_MARKER)
+        except OSError as e:
+            return os.strerror(e.errno)
+
+    def s_w_null(self):
+        """S-W-null: a NULL DACL reads back as a NULL DACL."""
+        row = "S-W-null"
+        A = security.SEC_ACE_TYPE_ACCESS_ALLOWED
+        everyone_full = [(run.SID_EVERYONE, A, 0, run.FILE_ALL_ACCESS)]
+
+        def shows_null(rel, user="alice"):
+            st, sd = self.smb_get_sd(user, rel)
+            return (st == OK and sd.dacl is None and
+                    bool(sd.type & security.SEC_DESC_DACL_PRESENT)), \
+                f"{st} type 0x{sd.type if sd else 0:x} {self.show(self.aces_of(sd))}"
+
+        self.mkdir("wnul", f"everyone@:{run.FULL_DIR}::allow")
+        self.mkfile("wnul/f", acl=f"owner@:{run.FULL_FILE}::allow", owner=1001)
+        self.expect_smb(row, "alice sets a NULL DACL on wnul\\f", OK,
+                        self.set_null_dacl("alice", "wnul/f"))
+        ok, got = shows_null("wnul/f")
+        self.expect_state(row, "it reads back as a NULL DACL (DACL_PRESENT, no DACL)", ok, got)
+        entries = self.aclentries("wnul/f")[1]
+        self.expect_state(row, "the kernel holds everyone@ allowed everything, one entry",
+                          len(entries) == 1 and entries[0][0] == "everyone@" and
+                          entries[0][3] == "allow", f"{entries}")
+        self.expect_smb(row, "bob writes wnul\\f (a NULL DACL grants everybody)", OK,
+                        self.smb_write_at("bob", "wnul/f", run.WRITE_DATA, b"bob", 0)[0])
+        self.expect_local(row, "bob writes wnul/f locally (kernel)", "OK",
+                          self.l_open("bob", "wnul/f", os.O_WRONLY))
+        ok, got = shows_null("wnul/f", "bob")
+        self.expect_state(row, "bob reads the NULL DACL too", ok, got)
+
+        # a local chmod cuts the masks: no longer what a NULL DACL grants
+        os.chmod(self.p("wnul/f"), 0o640)
+        st, sd = self.smb_get_sd("alice", "wnul/f")
+        self.expect_state(row, "after a local chmod 0640 the real acl shows, not a NULL DACL",
+                          st == OK and sd.dacl is not None, f"{st} {self.show(self.aces_of(sd))}")
+        self.expect_smb(row, "and bob may no longer write over SMB", run.DENIED,
+                        self.smb_open("bob", "wnul/f", run.WRITE_DATA)[0])
+
+        # an explicit Everyone: Full Control is shown as that, and unmarks
+        self.expect_smb(row, "alice sets a NULL DACL on wnul\\f again", OK,
+                        self.set_null_dacl("alice", "wnul/f"))
+        st = self.set_dacl_on("richacl", "alice", "wnul/f",
+                              [(A, run.SID_EVERYONE, run.FILE_ALL_ACCESS)])
+        self.expect_smb(row, "alice sets an explicit Everyone: Full Control", OK, st)
+        st, sd = self.smb_get_sd("alice", "wnul/f")
+        self.expect_state(row, "it reads back as that one ACE, not as a NULL DACL",
+                          st == OK and self.aces_of(sd) == everyone_full,
+                          f"{st} {self.show(self.aces_of(sd))}")
+        self.expect_state(row, f"{NULL_MARKER} is gone", self.marker("wnul/f") ==
+                          os.strerror(errno.ENODATA), f"{self.marker('wnul/f')!r}")
+
+        # nobody but root writes the marker; a marker on another acl is ignored
+        self.mkfile("wnul/g", acl=f"everyone@:{run.FULL_FILE}::allow", owner=1002)
+        got = self.local("bob", lambda: os.setxattr(self.p("wnul/g"), NULL_MARKER, b"1"))
+        self.expect_local(row, "bob (owner, Full Control) writes the marker locally", "DENIED",
+                          got)
+        st, sd = self.smb_get_sd("bob", "wnul/g")
+        self.expect_state(row, "wnul\\g (everyone@ Full Control, never a NULL DACL) shows the ACE",
+                          st == OK and sd.dacl is not None, f"{st} {self.show(self.aces_of(sd))}")
+        self.mkfile("wnul/h", acl=f"owner@:{run.FULL_FILE}::allow everyone@:{run.R_FILE}::allow",
+                    owner=1001)
+        os.setxattr(self.p("wnul/h"), NULL_MARKER, b"1")
+        st, sd = self.smb_get_sd("alice", "wnul/h")
+        self.expect_state(row, "a marker on an acl that is no NULL DACL's changes nothing",
+                          st == OK and sd.dacl is not None and len(sd.dacl.aces) == 2,
+                          f"{st} {self.show(self.aces_of(sd))}")
+
+        # a directory: a NULL DACL passes nothing on
+        self.mkdir("wnul/cd", f"owner@:{run.FULL_DIR}:fd:allow", owner=1001)
+        self.expect_smb(row, "alice sets a NULL DACL on directory wnul\\cd", OK,
+                        self.set_null_dacl("alice", "wnul/cd"))
+        ok, got = shows_null("wnul/cd")
+        self.expect_state(row, "wnul\\cd reads back as a NULL DACL", ok, got)
+        self.expect_local(row, "bob creates a file in wnul/cd locally (kernel)", "OK",
+                          self.l_open("bob", "wnul/cd/x", os.O_WRONLY | os.O_CREAT))
+        try:
+            got = os.getxattr(self.p("wnul/cd/x"), "system.richacl")
+        except OSError as e:
+            got = os.strerror(e.errno)
+        self.expect_state(row, "which inherits nothing from the NULL DACL (no richacl, a mode)",
+                          got == os.strerror(errno.ENODATA), f"{got!r}")
 
     def must_access(self, rel, mode):
         if not os.access(self.p(rel), mode, effective_ids=True):
