@@ -93,6 +93,12 @@ struct richacl_config {
 	 */
 	bool winbind_expected;
 	bool warned_unsupported;
+	/*
+	 * Whether a NULL DACL set over SMB is shown as one on files and on
+	 * directories (see "NULL DACL marker"); richacl_null_dacl_config().
+	 */
+	bool null_dacl_files;
+	bool null_dacl_dirs;
 	/* richacl_fsetxattr() refused smbd's root-acting DOS attribute write */
 	bool dos_write_refused;
 	/*
@@ -794,19 +800,78 @@ static NTSTATUS richacl_encode(TALLOC_CTX *mem_ctx,
  */
 #define RICHACL_NULL_DACL_XATTR "security.richacl.null_dacl"
 
-static bool richacl_null_dacl_marked(struct vfs_handle_struct *handle,
-				     struct files_struct *fsp)
+/*
+ * Some of smbd's own code mishandles a NULL DACL that a module returns; the
+ * module then shows "Everyone: Full Control" (what the kernel holds):
+ *  - vfs_fruit with fruit:nfs_aces (the default) adds its MS-NFS entries to
+ *    the descriptor of every file once a client negotiated AAPL; added to a
+ *    NULL DACL they make a new DACL of three entries that grant nothing;
+ *  - inherit_new_acl() (inherit acls = yes) with inherit owner computes a
+ *    child's descriptor from its parent's even if nothing is inheritable,
+ *    and se_create_child_secdesc() dereferences the parent's DACL: a NULL
+ *    DACL on a directory would crash the smbd of whoever creates in it.
+ * smbd's MAXIMUM_ALLOWED computation grants only the owner's implicit
+ * rights on a NULL DACL (access_check_max_allowed()), on every share that
+ * returns one (acl_xattr too); that is left to smbd.
+ */
+static void richacl_null_dacl_config(struct richacl_config *config, int snum,
+				     const char *service)
+{
+	const char **objects = lp_vfs_objects(snum);
+	size_t i;
+
+	config->null_dacl_files = true;
+	config->null_dacl_dirs = true;
+	for (i = 0; objects != NULL && objects[i] != NULL; i++) {
+		if (strequal(objects[i], "fruit") &&
+		    lp_parm_bool(snum, "fruit", "nfs_aces", true)) {
+			DBG_NOTICE("[%s]: vfs_fruit with fruit:nfs_aces: NULL "
+				   "DACLs are shown as Everyone: Full "
+				   "Control\n", service);
+			config->null_dacl_files = false;
+			config->null_dacl_dirs = false;
+			return;
+		}
+	}
+	if (lp_inherit_acls(snum) &&
+	    lp_inherit_owner(snum) != INHERIT_OWNER_NO) {
+		DBG_NOTICE("[%s]: inherit acls and inherit owner: a NULL DACL "
+			   "on a directory is shown as Everyone: Full "
+			   "Control\n", service);
+		config->null_dacl_dirs = false;
+	}
+}
+
+/*
+ * Read the marker of fsp.  Returns 1 if it is there with its value, 0 if it
+ * is missing, -1 if something else is there (a value of another size, or
+ * an error other than ENODATA, which is logged).
+ */
+static int richacl_null_dacl_marker(struct vfs_handle_struct *handle,
+				    struct files_struct *fsp)
 {
 	char value;
 	ssize_t len;
 
 	len = SMB_VFS_NEXT_FGETXATTR(handle, fsp, RICHACL_NULL_DACL_XATTR,
 				     &value, sizeof(value));
-	if (len == -1 && errno != ENODATA) {
+	if (len == 1 && value == '1') {
+		return 1;
+	}
+	if (len == -1 && errno == ENODATA) {
+		return 0;
+	}
+	if (len == -1 && errno != ERANGE) {
 		DBG_NOTICE("%s: reading %s failed: %s\n", fsp_str_dbg(fsp),
 			   RICHACL_NULL_DACL_XATTR, strerror(errno));
 	}
-	return len == 1 && value == '1';
+	return -1;
+}
+
+static bool richacl_null_dacl_marked(struct vfs_handle_struct *handle,
+				     struct files_struct *fsp)
+{
+	return richacl_null_dacl_marker(handle, fsp) == 1;
 }
 
 /*
@@ -820,7 +885,7 @@ static void richacl_mark_null_dacl(struct vfs_handle_struct *handle,
 {
 	int ret, err;
 
-	if (!null_dacl && !richacl_null_dacl_marked(handle, fsp)) {
+	if (!null_dacl && richacl_null_dacl_marker(handle, fsp) == 0) {
 		return;
 	}
 	become_root();
@@ -884,6 +949,8 @@ static NTSTATUS richacl_fget_nt_acl(struct vfs_handle_struct *handle,
 		return status;
 	}
 	null_dacl = (security_info & SECINFO_DACL) &&
+		    (S_ISDIR(st->st_ex_mode) ? config->null_dacl_dirs :
+					       config->null_dacl_files) &&
 		    richacl_is_null_dacl(acl, S_ISDIR(st->st_ex_mode)) &&
 		    richacl_null_dacl_marked(handle, fsp);
 
@@ -3250,6 +3317,7 @@ static int richacl_connect(struct vfs_handle_struct *handle,
 			    "vfs_richacl the kernel inherits, so set "
 			    "inherit acls = no\n", service);
 	}
+	richacl_null_dacl_config(config, snum, service);
 	/*
 	 * If winbindd answers now, a SID it cannot map later may be an
 	 * outage: richacl_resolve_sid() then refuses it.

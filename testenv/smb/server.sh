@@ -4,7 +4,7 @@
 #
 #   server.sh start --state DIR --rich PATH --aclxattr PATH --nfs4acl PATH
 #                   [--module RICHACL_SO] [--port N] [--interfaces LIST] [--hideunread SHARE]
-#                   [--richacl-option NAME=VALUE]... [--test-shares]
+#                   [--richacl-option NAME=VALUE]... [--test-shares] [--bench-shares]
 #                   [--identity passdb|winbind]
 #   server.sh hideunread --state DIR SHARE   [hideunread] now copies SHARE (reload)
 #   server.sh stop --state DIR
@@ -194,7 +194,7 @@ cmd_start() {
 		--interfaces) confargs+=("$1" "${2:?}"); shift 2 ;;
 		--richacl-option) confargs+=("$1" "${2:?}"); shift 2 ;;
 		--hideunread) hideunread=${2:?}; shift 2 ;;
-		--test-shares) confargs+=("$1"); shift ;;
+		--test-shares | --bench-shares) confargs+=("$1"); shift ;;
 		--identity) identity=${2:?}; shift 2 ;;
 		--module) module=${2:?}; shift 2 ;;
 		*) die "start: unknown argument '$1'" ;;

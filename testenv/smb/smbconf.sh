@@ -21,13 +21,18 @@
 #                      extra "richacl:NAME = VALUE" line in [richacl] (repeatable)
 #   --winbind          winbindd allocates ids: "idmap config * : backend = tdb"
 #                      (range 100000-199999), as on a domain member
+#   --bench-shares     also [richacl-hide], [aclxattr-hide] and [nfs4acl-hide]:
+#                      copies of the three shares with "hide unreadable = yes",
+#                      for the browsing workload of bench/smb/smb_meta.c
 #   --test-shares      also the shares of the S-K2 tests (testenv/tests/smb/verdict.py):
 #                      [richacldos] = [richacl] with "dos filemode = yes" and
 #                      "richacl:unmapped sids = refuse"; [rstack] (richacl stacked
 #                      with acl_xattr), [rrequire] (richacl:require = yes on the
 #                      plain ext4) and [rbadparm] (a bad richacl: value), whose
 #                      tree connects vfs_richacl must refuse; [richaclsgid] =
-#                      [richacl] with "force directory mode = 2000"
+#                      [richacl] with "force directory mode = 2000"; [rinhown] and
+#                      [rfruit] (inherit acls + inherit owner, and vfs_fruit
+#                      stacked above richacl) for the NULL DACL rows of windows.py
 #
 # The server is a standalone server on the given interfaces only.  SMB1 is
 # enabled (server min protocol = NT1) because smbtorture's base.* and raw.*
@@ -35,7 +40,7 @@
 set -euo pipefail
 
 state="" rich="" aclxattr="" nfs4acl="" hideunread=richacl port=445 interfaces=lo
-richacl_opts=() test_shares=0 winbind=0
+richacl_opts=() test_shares=0 bench_shares=0 winbind=0
 usage() {
 	sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//' >&2
 	exit 2
@@ -51,6 +56,7 @@ while [ $# -gt 0 ]; do
 	--interfaces) interfaces=${2:?}; shift 2 ;;
 	--richacl-option) richacl_opts+=("${2:?}"); shift 2 ;;
 	--test-shares) test_shares=1; shift ;;
+	--bench-shares) bench_shares=1; shift ;;
 	--winbind) winbind=1; shift ;;
 	-h|--help) usage ;;
 	*) echo "smbconf.sh: unknown argument '$1'" >&2; usage ;;
@@ -130,6 +136,11 @@ cat <<EOF
 	copy = $hideunread
 	hide unreadable = yes
 EOF
+if [ "$bench_shares" = 1 ]; then
+	for share in richacl aclxattr nfs4acl; do
+		printf '\n[%s-hide]\n\tcopy = %s\n\thide unreadable = yes\n' "$share" "$share"
+	done
+fi
 [ "$test_shares" = 1 ] || exit 0
 cat <<EOF
 
@@ -178,4 +189,13 @@ cat <<EOF
 	path = ${aclxattr%/*}/rplain
 	read only = no
 	vfs objects = richacl
+
+[rinhown]
+	copy = richacl
+	inherit acls = yes
+	inherit owner = windows and unix
+
+[rfruit]
+	copy = richacl
+	vfs objects = catia fruit streams_xattr richacl
 EOF

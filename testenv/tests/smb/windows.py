@@ -63,7 +63,10 @@ code under test printed.
              same; an explicit "Everyone: Full Control" reads back as that
              ACE; a local chmod that cuts the masks shows the real acl; a
              user cannot forge the marker, and a marker on another acl
-             changes nothing.
+             changes nothing.  Where smbd's own code mishandles a NULL DACL
+             ([rinhown]: directories under inherit acls + inherit owner;
+             [rfruit]: vfs_fruit stacked above) Everyone: Full Control shows,
+             and a create under such a directory works.
 
 Output: "ok ID desc" / "FAIL ID desc: details" lines and "N passed, N failed".
 
@@ -940,6 +943,45 @@ class Windows(verdict.Verdict):
                         self.set_null_dacl("alice", "wnul/cd"))
         ok, got = shows_null("wnul/cd")
         self.expect_state(row, "wnul\\cd reads back as a NULL DACL", ok, got)
+
+        # where smbd's own code mishandles a NULL DACL, Everyone: Full Control
+        # shows: [rinhown] (inherit acls + inherit owner: smbd would crash
+        # computing a child's descriptor) for directories, [rfruit] (vfs_fruit
+        # adds MS-NFS entries that would make a deny-all DACL) for everything
+        for share, rel, null in (("rinhown", "wnul/cd", False), ("rinhown", "wnul/f2", True),
+                                 ("rfruit", "wnul/f2", False), ("rfruit", "wnul/cd", False)):
+            if rel == "wnul/f2" and not self.exists(rel):
+                self.mkfile(rel, acl=f"owner@:{run.FULL_FILE}::allow", owner=1001)
+                self.set_null_dacl("alice", rel)
+            st, sd = self.get_sd_on(share, "alice", rel)
+            if null:
+                good = st == OK and sd.dacl is None
+            else:
+                good = st == OK and self.aces_of(sd) == everyone_full
+            self.expect_state(row, f"{rel} on [{share}] reads back as "
+                              f"{'a NULL DACL' if null else 'Everyone: Full Control'}",
+                              good, f"{st} {self.show(self.aces_of(sd))}")
+        c = self.conn_on("bob", "rinhown")
+        st, fnum = self.smb(c.create, self.w("wnul/cd/bob"), DesiredAccess=run.WRITE_DATA,
+                            ShareAccess=run.SHARE_ALL, CreateDisposition=run.FILE_CREATE,
+                            CreateOptions=run.FILE_NON_DIRECTORY_FILE)
+        self.expect_smb(row, "bob creates wnul\\cd\\bob on [rinhown] (the session survives)",
+                        OK, st)
+        if st == OK:
+            self.smb(c.close, fnum)
+
+        # a marker value of another size is no marker, and an explicit DACL removes it
+        self.mkfile("wnul/m", acl=f"everyone@:{run.FULL_FILE}::allow", owner=1001)
+        os.setxattr(self.p("wnul/m"), NULL_MARKER, b"11")
+        st, sd = self.smb_get_sd("alice", "wnul/m")
+        self.expect_state(row, "a marker \"11\" is no marker: the ACE shows",
+                          st == OK and self.aces_of(sd) == everyone_full,
+                          f"{st} {self.show(self.aces_of(sd))}")
+        st = self.set_dacl_on("richacl", "alice", "wnul/m",
+                              [(A, run.SID_EVERYONE, run.FILE_ALL_ACCESS)])
+        self.expect_smb(row, "alice sets Everyone: Full Control on wnul\\m", OK, st)
+        self.expect_state(row, "the odd marker is removed", self.marker("wnul/m") ==
+                          os.strerror(errno.ENODATA), f"{self.marker('wnul/m')!r}")
         self.expect_local(row, "bob creates a file in wnul/cd locally (kernel)", "OK",
                           self.l_open("bob", "wnul/cd/x", os.O_WRONLY | os.O_CREAT))
         try:
