@@ -66,7 +66,9 @@ code under test printed.
              changes nothing.  Where smbd's own code mishandles a NULL DACL
              ([rinhown]: directories under inherit acls + inherit owner;
              [rfruit]: vfs_fruit stacked above) Everyone: Full Control shows,
-             and a create under such a directory works.
+             and a create under such a directory works.  A marker that
+             does not fit (no xattr space left) leaves the DACL set, is
+             logged, and Everyone: Full Control shows.
 
 Output: "ok ID desc" / "FAIL ID desc: details" lines and "N passed, N failed".
 
@@ -865,6 +867,29 @@ class Windows(verdict.Verdict):
         return self.set_sd_on(user, rel, run.READ_CONTROL | run.WRITE_DAC,
                               security.SECINFO_DACL, null_dacl=True)
 
+    def fill_xattrs(self, rel):
+        """Fill rel's extended attribute space with user.* attributes, as
+        root, until not even a one-byte value with a short name fits (so
+        neither does the marker); returns how many were set."""
+        path, n = self.p(rel), 0
+        for size in (256, 64, 16, 1):
+            while True:
+                try:
+                    os.setxattr(path, f"user.f{n:04d}", b"x" * size)
+                except OSError as e:
+                    if e.errno in (errno.ENOSPC, errno.E2BIG):
+                        break
+                    raise
+                n += 1
+        try:
+            os.setxattr(path, NULL_MARKER, b"1")
+        except OSError as e:
+            if e.errno not in (errno.ENOSPC, errno.E2BIG):
+                raise
+            return f"{n} attributes, the marker does not fit"
+        os.removexattr(path, NULL_MARKER)
+        raise SetupError(f"{rel}: the marker still fits after {n} attributes")
+
     def marker(self, rel):
         try:
             return os.getxattr(self.p(rel), NULL_MARKER)
@@ -969,6 +994,22 @@ class Windows(verdict.Verdict):
                         OK, st)
         if st == OK:
             self.smb(c.close, fnum)
+
+        # the marker cannot be written (no xattr space left): the DACL is
+        # still set, the failure is logged, and Everyone: Full Control shows
+        self.mkfile("wnul/full", acl=f"owner@:{run.FULL_FILE}::allow", owner=1001)
+        left = self.fill_xattrs("wnul/full")
+        self.expect_smb(row, f"alice sets a NULL DACL on wnul\\full ({left})", OK,
+                        self.set_null_dacl("alice", "wnul/full"))
+        entries = self.aclentries("wnul/full")[1]
+        self.expect_state(row, "wnul/full: the kernel holds everyone@ allowed everything",
+                          len(entries) == 1 and entries[0][0] == "everyone@", f"{entries}")
+        self.expect_log(row, "the marker that did not fit is logged",
+                        f"wnul/full: setting {NULL_MARKER} failed")
+        st, sd = self.smb_get_sd("alice", "wnul/full")
+        self.expect_state(row, "wnul\\full reads back as Everyone: Full Control",
+                          st == OK and self.aces_of(sd) == everyone_full,
+                          f"{st} {self.show(self.aces_of(sd))}")
 
         # a marker value of another size is no marker, and an explicit DACL removes it
         self.mkfile("wnul/m", acl=f"everyone@:{run.FULL_FILE}::allow", owner=1001)
