@@ -2,7 +2,7 @@
 # In-guest part of testenv/run-bench.sh (runs as root in the QEMU guest).
 #
 #   guest-bench.sh --out DIR --bin DIR --tools DIR [--module RICHACL_SO]
-#                  [--control DIR] [--groups "walk smb"] [--quick]
+#                  [--control DIR] [--groups "walk smb work"] [--quick]
 #                  [--walk-rounds N] [--smb-runs N] [--smb-files N]
 #
 #   --out DIR      where the results go (the host's results share)
@@ -23,7 +23,10 @@
 #   richmode  richacl ext4, no acls (mode bits only)
 #   rich5     richacl ext4, a richacl of 5 entries on every directory and file
 #   rich50    richacl ext4, a richacl of 50 entries
+#   modeg     plain ext4, mode bits 0750/0640, group staff: bob (in staff) is
+#             granted through the group class, so the check looks up his groups
 #   rich5g    as rich5, but bob is granted by a group:staff entry, second
+#   rich5o    as rich5, but bob owns the tree: owner@, first, grants him
 #   rich5d    as rich5, with a deny entry for another user before everyone@
 # In the POSIX acls and in rich5/rich50 the user who walks (bob: uid 1002,
 # groups 1002 and staff) matches no entry but the last one (other:: /
@@ -46,6 +49,7 @@ repo=$(cd "$here/.." && pwd)
 out="" bin="" tools="" module="" control="" groups="walk smb" quick=0
 walk_rounds=15 walk_seconds=0.2 walk_count=1000 profile_seconds=4
 smb_runs=3 smb_files=2000 smb_dirs=100 smb_acl_ops=200
+work_browse=1000 work_copy_files=2000 work_copy_dirs=50
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--out) out=${2:?}; shift 2 ;;
@@ -66,6 +70,7 @@ done
 if [ "$quick" = 1 ]; then
 	walk_rounds=3 walk_seconds=0.1 walk_count=100 profile_seconds=1
 	smb_runs=1 smb_files=100 smb_dirs=10 smb_acl_ops=20
+	work_browse=100 work_copy_files=100 work_copy_dirs=5
 fi
 [ "$(id -u)" = 0 ] || { echo "guest-bench.sh: must run as root (in the guest)" >&2; exit 2; }
 mkdir -p "$out/profiles"
@@ -75,6 +80,7 @@ umask 022
 DEPTH=10
 FILES=8
 WALK_USER=bob
+FIND_USER=nobody
 SMB_USER=alice
 STATE=/run/richacl-bench
 log() { echo "guest-bench: $*" >&2; }
@@ -158,13 +164,22 @@ make_tree() {
 	chmod 0644 "$d"/f*
 	case "$kind" in
 	none) ;;
+	none-g)	# mode bits that grant bob through the group class only
+		chgrp staff "${dirs[@]}" "$d"/f* || return 1
+		chmod 0750 "${dirs[@]}"
+		chmod 0640 "$d"/f*
+		;;
 	posix)
 		setfacl --set "$(posix_text "$n" dir)" "${dirs[@]}" &&
 			setfacl --set "$(posix_text "$n" file)" "$d"/f* || return 1
 		;;
-	rich | rich-g | rich-d)
+	rich | rich-g | rich-d | rich-o)
 		local v=${kind#rich}
 		v=${v#-}
+		if [ "$v" = o ]; then	# bob owns the tree: owner@ grants him
+			chown "$WALK_USER" "${dirs[@]}" "$d"/f* || return 1
+			v=""
+		fi
 		"$tools/setrichacl" --set "$(rich_text "$n" dir "$v")" "${dirs[@]}" &&
 			"$tools/setrichacl" --set "$(rich_text "$n" file "$v")" "$d"/f* ||
 			return 1
@@ -175,7 +190,7 @@ make_tree() {
 # entries of the acl of one path, as the tools count them
 acl_entries() {	# kind path
 	case "$1" in
-	none) echo 0 ;;
+	none*) echo 0 ;;
 	posix) getfacl -cp "$2" 2>/dev/null | grep -c '^[ugmo]' ;;
 	rich*) "$tools/getrichacl" "$2" 2>/dev/null | grep -c ':\(allow\|deny\)$' ;;
 	esac
@@ -190,9 +205,10 @@ fs_mounted() {	# rich|plain
 
 run_walk() {
 	local trees=() spec label fs kind n top leaf want got
-	for spec in mode:plain:none:0 posix5:plain:posix:5 posix50:plain:posix:50 \
-		richmode:rich:none:0 rich5:rich:rich:5 rich50:rich:rich:50 \
-		rich5g:rich:rich-g:5 rich5d:rich:rich-d:5; do
+	for spec in mode:plain:none:0 modeg:plain:none-g:0 posix5:plain:posix:5 \
+		posix50:plain:posix:50 richmode:rich:none:0 rich5:rich:rich:5 \
+		rich50:rich:rich:50 rich5g:rich:rich-g:5 rich5o:rich:rich-o:5 \
+		rich5d:rich:rich-d:5; do
 		IFS=: read -r label fs kind n <<<"$spec"
 		if ! fs_mounted "$fs"; then
 			echo "tree $label skipped: the $fs image is not mounted" >>"$out/walk-setup.txt"
@@ -388,12 +404,87 @@ run_smb() {
 	tail -c 2000000 "$STATE/smbd.log" >"$out/smbd.log" 2>/dev/null
 }
 
+# ---------------------------------------------------------------- work ----
+
+# Workloads that users run (issue 14, point 3), on the same three shares and
+# their "hide unreadable = yes" copies ([SHARE-hide], smbconf.sh
+# --bench-shares), the shares taking turns run by run:
+#   browse  Explorer in a folder of 1000 files with descriptors: a listing,
+#           and a listing with every descriptor read (smb_meta browse), on
+#           SHARE and on SHARE-hide
+#   copy    a robocopy /COPYALL-style copy of 2000 files of 64 KiB in 50
+#           directories, each with its descriptor (smb_meta copy)
+#   find    a local find(1) walk, as the unprivileged user nobody, of the
+#           tree the last copy left on each share (the mode of every entry
+#           printed, so that every entry is looked up and stat'ed).  nobody
+#           is named by no entry of the copied descriptors: Everyone grants
+#           him read and traverse.  (bob has an entry of his own without
+#           traverse: the POSIX acl that acl_xattr writes gives him no x,
+#           while Windows and the richacl add Everyone's.)
+# Output: work.txt, "smb TAG WORKLOAD PHASE RUN OPS SECONDS OPS_PER_SECOND".
+run_work() {
+	local share start
+	for share in "${SHARES[@]}"; do
+		mkdir -p "${SHARE_PATH[$share]}" 2>/dev/null
+		chown "$SMB_USER:$SMB_USER" "${SHARE_PATH[$share]}" 2>/dev/null
+		chmod 0755 "${SHARE_PATH[$share]}" 2>/dev/null
+	done
+	start=(start --state "$STATE" --rich "${SHARE_PATH[richacl]}"
+		--aclxattr "${SHARE_PATH[aclxattr]}" --nfs4acl "${SHARE_PATH[nfs4acl]}"
+		--bench-shares)
+	[ -n "$module" ] && start+=(--module "$module")
+	if ! bash "$repo/testenv/smb/server.sh" "${start[@]}" 2>"$out/work-server.err"; then
+		log "smbd did not start: $(tail -n 3 "$out/work-server.err")"
+		status=1
+		return
+	fi
+	SMB_PW=$(awk -v u="$SMB_USER" '$1 == u { print $3 }' "$STATE/users")
+	local sizes=(--browse-files "$work_browse" --copy-files "$work_copy_files"
+		--copy-dirs "$work_copy_dirs")
+	local r i n=${#SHARES[@]} t0 last=$((smb_runs - 1))
+	for ((r = 0; r < smb_runs; r++)); do
+		for ((i = 0; i < n; i++)); do
+			share=${SHARES[$(((i + r) % n))]}
+			t0=$(now)
+			smb_client "$share" "$share" "$r" --workloads browse,copy "${sizes[@]}" \
+				>>"$out/work.txt" 2>>"$out/work-$share.err" &&
+				smb_client "$share-hide" "$share-hide" "$r" --workloads browse \
+					"${sizes[@]}" >>"$out/work.txt" 2>>"$out/work-$share.err" ||
+				{ status=1; log "smb_meta work on $share failed"; }
+			# the copy of the last run stays for the find walk
+			[ "$r" -lt "$last" ] && rm -rf "${SHARE_PATH[$share]}/bench-copy-$r"
+			log "work run $r $share: $(echo "$(now) - $t0" | bc) s"
+		done
+	done
+	bash "$repo/testenv/smb/server.sh" stop --state "$STATE"
+
+	local tree entries t1 reps=5
+	for ((r = 0; r < smb_runs; r++)); do
+		for ((i = 0; i < n; i++)); do
+			share=${SHARES[$(((i + r) % n))]}
+			tree=${SHARE_PATH[$share]}/bench-copy-$last
+			[ -d "$tree" ] || continue
+			entries=$(runuser -u "$FIND_USER" -- find "$tree" -printf '%m\n' 2>/dev/null |
+				wc -l)
+			t0=$(date +%s.%N)
+			runuser -u "$FIND_USER" -- bash -c \
+				'for ((k = 0; k < $1; k++)); do find "$2" -printf "%m\n" >/dev/null; done' \
+				find-loop "$reps" "$tree" 2>>"$out/work-$share.err"
+			t1=$(date +%s.%N)
+			echo "$share $entries $reps $t0 $t1" | awk -v r="$r" '{ s = $5 - $4; n = $2 * $3;
+				printf "smb %s find walk %d %d %.4f %.1f\n", $1, r, n, s, n / s }' \
+				>>"$out/work.txt"
+		done
+	done
+}
+
 t_start=$(now)
 for g in $groups; do
 	t=$(now)
 	case "$g" in
 	walk) run_walk ;;
 	smb) run_smb ;;
+	work) run_work ;;
 	*) log "unknown group '$g'"; status=1 ;;
 	esac
 	echo "group $g $(echo "$(now) - $t" | bc)" >>"$out/times"

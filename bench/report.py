@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Turn the results of testenv/run-bench.sh into the table of ratios.
 
-    bench/report.py RUN_DIR [--groups "walk smb map"] [--markdown FILE]
+    bench/report.py RUN_DIR [--groups "walk smb work map"] [--markdown FILE]
 
 RUN_DIR is /var/cache/richacl/bench/runs/<date-time>/ as run-bench.sh
 leaves it: host-env.txt, guest/bench/ (walk.txt, walk-control.txt,
-walk-setup.txt, smb.txt, guest-env.txt, profiles/), map-insns.txt,
+walk-setup.txt, smb.txt, work.txt, guest-env.txt, profiles/), map-insns.txt,
 map-time.txt, profiles/map-100.txt.
 
 Prints the table on stdout.  With --markdown, also writes the results page
@@ -37,10 +37,15 @@ WALK_PAIRS = [  # (richacl tree, baseline tree, target, what)
     ('rich5', 'posix5', WALK_TARGET_POSIX5, 'richacl 5 / POSIX acl 5'),
     ('rich50', 'posix50', WALK_TARGET_POSIX, 'richacl 50 / POSIX acl 50'),
     ('rich5g', 'mode', WALK_TARGET_MODE5, 'richacl 5, group entry / mode only'),
+    ('rich5g', 'modeg', WALK_TARGET_MODE5,
+     'richacl 5, group entry / mode only, granted by the group class'),
     ('rich5g', 'posix5', WALK_TARGET_POSIX5, 'richacl 5, group entry / POSIX acl 5'),
+    ('rich5o', 'mode', WALK_TARGET_MODE5, 'richacl 5, owner entry / mode only'),
+    ('rich5o', 'posix5', WALK_TARGET_POSIX5, 'richacl 5, owner entry / POSIX acl 5'),
     ('rich5d', 'mode', None, 'richacl 5, deny first (scan) / mode only'),
     ('rich5d', 'posix5', None, 'richacl 5, deny first (scan) / POSIX acl 5'),
     ('richmode', 'mode', None, 'richacl fs, no acl / mode only'),
+    ('modeg', 'mode', None, 'mode only, group class / mode only, other class'),
     ('posix5', 'mode', None, 'POSIX acl 5 / mode only'),
     ('posix50', 'mode', None, 'POSIX acl 50 / mode only'),
 ]
@@ -49,6 +54,14 @@ SMB_WORKLOADS = [('flat', 'create'), ('flat', 'rename'), ('flat', 'delete'),
                  ('acl', 'get'), ('acl', 'set')]
 SMB_SHARES = ['richacl', 'aclxattr', 'nfs4acl']
 SMB_PROFILE = {'flat': 'flat', 'spread': 'spread', 'acl': 'acl'}
+WORK_ROWS = [  # (workload, phase, share suffix, what)
+    ('browse', 'list', '', 'browse: list 1000 files'),
+    ('browse', 'list+sd', '', 'browse: list + every descriptor'),
+    ('browse', 'list', '-hide', 'browse, hide unreadable: list'),
+    ('browse', 'list+sd', '-hide', 'browse, hide unreadable: list + every descriptor'),
+    ('copy', 'files', '', 'copy: 2000 files x 64 KiB + descriptor, 50 dirs'),
+    ('find', 'walk', '', 'find: local walk of the copied tree as nobody'),
+]
 
 
 def read_lines(path):
@@ -98,6 +111,16 @@ def verdict_of(ratio, best, target, lower_is_better):
 
 def fmt(x, digits=2):
     return '-' if x is None else f'{x:.{digits}f}'
+
+
+def paired_runs(rates, a, b, w, p):
+    """(median, '(min..max)', max) of the per-run ratios of share a to share
+    b for workload w, phase p; (None, '', None) if no run has both."""
+    ra, rb = rates.get((a, w, p), {}), rates.get((b, w, p), {})
+    per_run = sorted(ra[r] / rb[r] for r in sorted(set(ra) & set(rb)))
+    if not per_run:
+        return None, '', None
+    return median(per_run), f'({fmt(per_run[0])}..{fmt(per_run[-1])})', per_run[-1]
 
 
 class Report:
@@ -174,7 +197,10 @@ class Report:
                  '(lookups start at the top directory, so every component is on the '
                  'file system under test), as user bob. In the POSIX acls and in rich5 and '
                  'rich50 bob matches no entry but the last (`other::` / `everyone@`); in '
-                 'rich5g a `group:staff` entry (second) grants him; in rich5d a deny entry '
+                 'rich5g a `group:staff` entry (second) grants him, and modeg is its '
+                 'mode-bit counterpart (0750, group staff: the group class grants him, so '
+                 'the check looks up his groups); in rich5o bob owns the tree and `owner@` '
+                 '(first) grants him; in rich5d a deny entry '
                  'for another user comes before `everyone@`, so that the kernel scans the '
                  'whole acl for him (the worst case). '
                  f'Median of {nrounds} rounds; in each round every tree is timed for at '
@@ -183,6 +209,8 @@ class Report:
         self.mdl('| tree | file system | acl on every directory and file | stat ns/op | open ns/op |')
         self.mdl('|---|---|---|---:|---:|')
         what = {'mode': ('plain ext4', 'none (mode bits)'),
+                'modeg': ('plain ext4', 'none (mode bits 0750/0640, group staff)'),
+                'rich5o': ('richacl ext4', 'richacl, 5 entries, owned by bob'),
                 'posix5': ('plain ext4', 'POSIX, 5 entries'),
                 'posix50': ('plain ext4', 'POSIX, 50 entries'),
                 'richmode': ('richacl ext4', 'none (mode bits)'),
@@ -353,16 +381,8 @@ class Report:
             if all(v is None for v in med.values()):
                 continue
 
-            def paired(a, b):
-                ra, rb = rates.get((a, w, p), {}), rates.get((b, w, p), {})
-                common = sorted(set(ra) & set(rb))
-                per_run = sorted(ra[r] / rb[r] for r in common)
-                if not per_run:
-                    return None, '', None
-                return (median(per_run), f'({fmt(per_run[0])}..{fmt(per_run[-1])})',
-                        per_run[-1])
-            r_acl, s_acl, best = paired('richacl', 'aclxattr')
-            r_nfs, s_nfs, _ = paired('richacl', 'nfs4acl')
+            r_acl, s_acl, best = paired_runs(rates, 'richacl', 'aclxattr', w, p)
+            r_nfs, s_nfs, _ = paired_runs(rates, 'richacl', 'nfs4acl', w, p)
             verdict = '' if r_acl is None else verdict_of(r_acl, best, SMB_TARGET,
                                                          lower_is_better=False)
             name = f'{w} {p}'
@@ -394,6 +414,61 @@ class Report:
                              'of smbd; the client\'s result lines first):']
                 expl += ['', f'{label}:', '```'] + body + ['```']
         self.missed.append((f'smb: {w} {p}', expl))
+
+    # ------------------------------------------------------------ work --
+    def work(self):
+        lines = read_lines(os.path.join(self.guest, 'work.txt'))
+        if lines is None:
+            self.problems.append('work: no results (work.txt missing)')
+            return
+        rates, ops = {}, {}
+        for line in lines:
+            f = line.split()
+            if f[:1] == ['smb'] and len(f) == 8:
+                rates.setdefault((f[1], f[2], f[3]), {})[int(f[4])] = float(f[7])
+                ops[(f[1], f[2], f[3])] = int(f[5])
+        if not rates:
+            self.problems.append('work: work.txt has no figures')
+            return
+        nruns = max(len(v) for v in rates.values())
+        self.out()
+        self.out(f'(4) workloads, ops/s, median of {nruns} runs')
+        self.mdl('## 4. Workloads that users run')
+        self.mdl()
+        self.mdl('The same three shares, and copies of them with `hide unreadable = yes`, '
+                 'in the same boot; the shares take turns run by run. `bench/smb/smb_meta.c`: '
+                 '**browse** lists a folder of 1000 files that carry the 10-entry '
+                 'descriptor of the acl workload (every tenth one denies alice, the '
+                 'client, read access), then lists it again reading every descriptor '
+                 '(open + QUERY_INFO(security) + close: what Explorer\'s per-file opens '
+                 'cost; libsmbclient cannot ask for MxAc, the open\'s access check is '
+                 'the same work); ops = entries. With hide unreadable smbd checks every '
+                 'entry\'s descriptor while listing and leaves the tenth out. **copy** is '
+                 'a robocopy /COPYALL-style copy: 50 directories and 2000 files, each '
+                 'created, written with 64 KiB and given the descriptor; ops = files. '
+                 '**find** walks the tree the last copy left, locally in the guest, as '
+                 'the unprivileged user nobody, whom only Everyone grants read and traverse (`find -printf %m`, 5 walks per process); '
+                 'ops = entries. No target was set for these; the ratios are reported.')
+        self.mdl()
+        self.mdl('| workload (ops/s) | richacl | acl_xattr | nfs4acl_xattr | entries '
+                 '(richacl, acl_xattr, nfs4acl) | richacl / acl_xattr (min..max of runs) | '
+                 'richacl / nfs4acl_xattr |')
+        self.mdl('|---|---:|---:|---:|---|---:|---:|')
+        self.out(f'  {"workload":<48} {"richacl":>9} {"aclxattr":>9} {"nfs4acl":>9} '
+                 f'{"rich/aclx":>9} {"rich/nfs4":>9}')
+        for w, p, sfx, what in WORK_ROWS:
+            shares = [s + sfx for s in SMB_SHARES]
+            med = [median(list(rates.get((s, w, p), {}).values())) for s in shares]
+            if all(v is None for v in med):
+                continue
+            n = ', '.join(str(ops.get((s, w, p), '-')) for s in shares)
+            r_acl, s_acl, _ = paired_runs(rates, shares[0], shares[1], w, p)
+            r_nfs, s_nfs, _ = paired_runs(rates, shares[0], shares[2], w, p)
+            self.out(f'  {what:<48} ' + ' '.join(f'{fmt(m, 1):>9}' for m in med) +
+                     f' {fmt(r_acl):>9} {fmt(r_nfs):>9}')
+            self.mdl(f'| {what} | ' + ' | '.join(fmt(m, 1) for m in med) +
+                     f' | {n} | {fmt(r_acl)} {s_acl} | {fmt(r_nfs)} {s_nfs} |')
+        self.mdl()
 
     # ------------------------------------------------------------- map --
     def map(self):
@@ -501,6 +576,8 @@ class Report:
             self.walk()
         if 'smb' in self.groups:
             self.smb()
+        if 'work' in self.groups:
+            self.work()
         if 'map' in self.groups:
             self.map()
         self.out()
@@ -527,7 +604,7 @@ class Report:
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('run')
-    ap.add_argument('--groups', default='walk smb map')
+    ap.add_argument('--groups', default='walk smb work map')
     ap.add_argument('--markdown')
     args = ap.parse_args()
     r = Report(args.run, args.groups.split())

@@ -1,7 +1,7 @@
 #!/bin/bash
 # The benchmark command (bench/README.md): what richacls cost, side by side.
 #
-#   testenv/run-bench.sh [--quick] [--groups "walk smb map"] [--kernel BZIMAGE]
+#   testenv/run-bench.sh [--quick] [--groups "walk smb work map"] [--kernel BZIMAGE]
 #                        [--walk-rounds N] [--smb-runs N] [--smb-files N]
 #                        [--doc FILE | --no-doc]
 #
@@ -13,7 +13,8 @@
 #    the SMB client bench/smb/smb_meta.c (cached by its hash), the Samba
 #    module (vfs_richacl/build.sh), fresh disk images (testenv/mkimage.sh);
 # 2. boots the guest (testenv/guest-run.sh) running bench/guest-bench.sh:
-#    the path walk group and the SMB group;
+#    the path walk group, the SMB group and the workload group (browsing,
+#    copying, a local find walk);
 # 3. runs the mapping group on the host (callgrind instruction counts of
 #    map_roundtrip --insns; no kernel involved);
 # 4. prints the table of ratios (bench/report.py) and writes it, with the
@@ -31,7 +32,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
 CACHE=/var/cache/richacl/bench
-groups="walk smb map" quick=0 kernel=${RICHACL_KERNEL:-} doc="" nodoc=0
+groups="walk smb work map" quick=0 kernel=${RICHACL_KERNEL:-} doc="" nodoc=0
 guest_args=()
 usage() { sed -n '2,/^set -uo/p' "$0" | sed -e '/^set -uo/d' -e 's/^# \{0,1\}//'; exit "${1:-0}"; }
 while [ $# -gt 0 ]; do
@@ -47,7 +48,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 for g in $groups; do
-	case "$g" in walk|smb|map) ;; *) echo "run-bench: unknown group '$g'" >&2; exit 2 ;; esac
+	case "$g" in walk|smb|work|map) ;; *) echo "run-bench: unknown group '$g'" >&2; exit 2 ;; esac
 done
 has_group() { [[ " $groups " == *" $1 "* ]]; }
 
@@ -80,7 +81,7 @@ for p in build/bench/path_walk build/bench/map_roundtrip build/setrichacl build/
 done
 cp build/bench/path_walk "$run/bin/"
 
-if has_group walk || has_group smb; then
+if has_group walk || has_group smb || has_group work; then
 	if [ -z "$kernel" ]; then
 		if ! kernel=$(bash testenv/kernel-build.sh 2>"$run/kernel-build.log" | tail -n1) ||
 			[ -z "$kernel" ]; then
@@ -107,7 +108,7 @@ if has_group walk || has_group smb; then
 	cp "$smb_meta" "$run/bin/smb_meta"
 
 	module=""
-	if has_group smb; then
+	if has_group smb || has_group work; then
 		module=$(bash vfs_richacl/build.sh 2>"$run/module-build.log" | tail -n1)
 		[ -r "$module" ] || die "vfs_richacl/build.sh failed (see $run/module-build.log)"
 		echo "module $module" >>"$run/host-env.txt"
@@ -124,12 +125,15 @@ if has_group walk || has_group smb; then
 		chmod -R a+rX "$control"
 	fi
 
-	mapfile -t imgs < <(bash testenv/mkimage.sh "$run/images") || die "testenv/mkimage.sh failed"
+	# the copy workload writes 3 x 125 MiB to each image (sparse files)
+	mapfile -t imgs < <(RICHACL_IMAGE_MB=${RICHACL_IMAGE_MB:-1024} \
+		bash testenv/mkimage.sh "$run/images") || die "testenv/mkimage.sh failed"
 	[ ${#imgs[@]} -eq 2 ] || die "testenv/mkimage.sh did not make two images"
 
 	gg=()
 	has_group walk && gg+=(walk)
 	has_group smb && gg+=(smb)
+	has_group work && gg+=(work)
 	gargs=(--out /results/bench --bin "$run/bin" --tools "$repo/build" --control "$control"
 		--groups "${gg[*]}")
 	[ -n "$module" ] && gargs+=(--module "$module")

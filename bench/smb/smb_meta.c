@@ -4,7 +4,8 @@
  *
  *     smb_meta --url smb://127.0.0.1/SHARE --user NAME --password PW
  *              [--conf CLIENT.CONF] [--files N] [--dirs N] [--acl-ops N]
- *              [--runs N] [--first-run N] [--workloads flat,spread,acl]
+ *              [--runs N] [--first-run N] [--workloads LIST]
+ *              [--browse-files N] [--copy-files N] [--copy-dirs N]
  *              [--tag TEXT]
  *
  * Workloads (each run in a fresh directory that is removed afterwards):
@@ -24,6 +25,30 @@
  *           open + QUERY_INFO(security) + close; a set is that get followed
  *           by open + SET_INFO(security) + close, as libsmbclient does it.
  *
+ *
+ * Workloads that users run (issue 14, point 3), not in the default list:
+ *
+ *   browse  what Explorer does in a folder of --browse-files files (default
+ *           1000), each carrying the 10-entry descriptor of acl (every
+ *           tenth one also denies the connected user read access).  The
+ *           folder bench-browse is made on the first run and kept; it is
+ *           never timed.  Two timed phases, ops = directory entries:
+ *             list     opendir + readdir of every entry + closedir
+ *             list+sd  the same listing, then the descriptor of every
+ *                      entry (open + QUERY_INFO(security) + close, the
+ *                      open itself checked against the descriptor)
+ *           Run against a share with "hide unreadable = yes", the listing
+ *           makes smbd check every entry's descriptor, and the unreadable
+ *           tenth is left out.  libsmbclient cannot ask for the maximal
+ *           access (the MxAc create context); the open of each descriptor
+ *           read goes through the same access check.
+ *   copy    a robocopy /COPYALL-style copy: --copy-dirs directories
+ *           (default 50) and --copy-files files (default 2000) spread over
+ *           them, each created, written with 64 KiB, closed and given the
+ *           10-entry descriptor.  One timed phase, ops = files, directory
+ *           creation included.  The tree bench-copy-RUN is left in place
+ *           (the caller removes it, or walks it).
+ *
  * Runs are numbered from --first-run (default 0), so that a caller can
  * interleave the shares run by run with one process per share and run.
  *
@@ -41,11 +66,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <libsmbclient.h>
 
 #define WRITE_SIZE	4096
+#define COPY_SIZE	65536
 #define MAX_RUNS	99
 #define NT_SD_BUF	16384
 
@@ -58,9 +85,12 @@ struct config {
 	long files;
 	long dirs;
 	long acl_ops;
+	long browse_files;
+	long copy_files;
+	long copy_dirs;
 	int runs;
 	int first_run;
-	int flat, spread, acl;
+	int flat, spread, acl, browse, copy;
 };
 
 static const struct config *credentials;
@@ -105,6 +135,24 @@ static void file_url(char *buf, size_t len, const char *base, long i, long dirs,
 		snprintf(buf, len, "%s/f%05ld%s", base, i, suffix);
 }
 
+/* create url (which must not exist), write size bytes of data, close */
+static int create_file(const char *url, const char *data, size_t size)
+{
+	int fd;
+
+	fd = smbc_open(url, O_CREAT | O_EXCL | O_WRONLY, 0644);
+	if (fd < 0)
+		return fail("create", url);
+	if (smbc_write(fd, data, size) != (ssize_t)size) {
+		fail("write", url);
+		smbc_close(fd);
+		return -1;
+	}
+	if (smbc_close(fd) < 0)
+		return fail("close", url);
+	return 0;
+}
+
 static int phase_create(const struct config *c, const char *base, long dirs)
 {
 	static char data[WRITE_SIZE];
@@ -113,19 +161,9 @@ static int phase_create(const struct config *c, const char *base, long dirs)
 
 	memset(data, 'x', sizeof(data));
 	for (i = 0; i < c->files; i++) {
-		int fd;
-
 		file_url(url, sizeof(url), base, i, dirs, "");
-		fd = smbc_open(url, O_CREAT | O_EXCL | O_WRONLY, 0644);
-		if (fd < 0)
-			return fail("create", url);
-		if (smbc_write(fd, data, sizeof(data)) != (ssize_t)sizeof(data)) {
-			fail("write", url);
-			smbc_close(fd);
+		if (create_file(url, data, sizeof(data)))
 			return -1;
-		}
-		if (smbc_close(fd) < 0)
-			return fail("close", url);
 	}
 	return 0;
 }
@@ -213,9 +251,13 @@ static const char *const acl_entries[] = {
 	"S-1-1-0:0/0/1179817",		/* Everyone */
 };
 
-static char *acl_value(void)
+/* browse: every tenth file denies the connected user (alice) read_data */
+#define DENY_ALICE_READ	"S-1-22-1-1001:1/0/1"
+
+/* the descriptor value of acl_entries, after first (if not NULL) */
+static char *acl_value(const char *first)
 {
-	size_t i, len = 16;
+	size_t i, len = 16 + (first ? strlen(first) + 5 : 0);
 	char *v;
 
 	for (i = 0; i < sizeof(acl_entries) / sizeof(acl_entries[0]); i++)
@@ -224,11 +266,22 @@ static char *acl_value(void)
 	if (!v)
 		return NULL;
 	strcpy(v, "REVISION:1");
+	if (first) {
+		strcat(v, ",ACL:");
+		strcat(v, first);
+	}
 	for (i = 0; i < sizeof(acl_entries) / sizeof(acl_entries[0]); i++) {
 		strcat(v, ",ACL:");
 		strcat(v, acl_entries[i]);
 	}
 	return v;
+}
+
+static int set_sd(const char *url, const char *value)
+{
+	if (smbc_setxattr(url, "system.nt_sec_desc.*", value, strlen(value), 0) < 0)
+		return fail("set the descriptor of", url);
+	return 0;
 }
 
 static int count_aces(const char *sd)
@@ -253,8 +306,8 @@ static int acl_run(const struct config *c, int run, const char *value)
 	fd = smbc_open(url, O_CREAT | O_EXCL | O_WRONLY, 0644);
 	if (fd < 0 || smbc_close(fd) < 0)
 		return fail("create", url);
-	if (smbc_setxattr(url, "system.nt_sec_desc.*", value, strlen(value), 0) < 0)
-		return fail("set the descriptor of", url);
+	if (set_sd(url, value))
+		return -1;
 	if (smbc_getxattr(url, "system.nt_sec_desc.*", buf, sizeof(buf)) < 0)
 		return fail("get the descriptor of", url);
 	if (run == c->first_run)
@@ -269,13 +322,117 @@ static int acl_run(const struct config *c, int run, const char *value)
 
 	start = now();
 	for (i = 0; i < c->acl_ops; i++) {
-		if (smbc_setxattr(url, "system.nt_sec_desc.*", value, strlen(value), 0) < 0)
-			return fail("set the descriptor of", url);
+		if (set_sd(url, value))
+			return -1;
 	}
 	report(c, "acl", "set", run, c->acl_ops, now() - start);
 
 	if (smbc_unlink(url) < 0)
 		return fail("unlink", url);
+	return 0;
+}
+
+/* browse: the folder, made once and kept */
+static int browse_setup(const struct config *c, const char *base, const char *value,
+			const char *denied)
+{
+	char url[1024];
+	struct stat st;
+	long i;
+	int fd;
+
+	if (smbc_stat(base, &st) == 0)
+		return 0;
+	if (smbc_mkdir(base, 0755) < 0)
+		return fail("mkdir", base);
+	for (i = 0; i < c->browse_files; i++) {
+		file_url(url, sizeof(url), base, i, 0, ".txt");
+		fd = smbc_open(url, O_CREAT | O_EXCL | O_WRONLY, 0644);
+		if (fd < 0 || smbc_close(fd) < 0)
+			return fail("create", url);
+		if (set_sd(url, i % 10 == 9 ? denied : value))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * One listing of base; with_sd: read every entry's descriptor too.
+ * Returns the number of entries (files, not . and ..), or -1.
+ */
+static long browse_list(const char *base, int with_sd)
+{
+	char url[1024], buf[NT_SD_BUF];
+	struct smbc_dirent *e;
+	long n = 0;
+	int dh;
+
+	dh = smbc_opendir(base);
+	if (dh < 0)
+		return fail("opendir", base);
+	while ((e = smbc_readdir(dh)) != NULL) {
+		if (!strcmp(e->name, ".") || !strcmp(e->name, ".."))
+			continue;
+		n++;
+		if (!with_sd)
+			continue;
+		snprintf(url, sizeof(url), "%s/%s", base, e->name);
+		if (smbc_getxattr(url, "system.nt_sec_desc.*", buf, sizeof(buf)) < 0) {
+			fail("get the descriptor of", url);
+			smbc_closedir(dh);
+			return -1;
+		}
+	}
+	if (smbc_closedir(dh) < 0)
+		return fail("closedir", base);
+	return n;
+}
+
+static int browse_run(const struct config *c, int run, const char *value, const char *denied)
+{
+	static const char *const phase_names[] = { "list", "list+sd" };
+	char base[768];
+	int with_sd;
+
+	snprintf(base, sizeof(base), "%s/bench-browse", c->url);
+	if (browse_setup(c, base, value, denied))
+		return -1;
+	for (with_sd = 0; with_sd < 2; with_sd++) {
+		double start = now();
+		long n = browse_list(base, with_sd);
+
+		if (n < 0)
+			return -1;
+		report(c, "browse", phase_names[with_sd], run, n, now() - start);
+	}
+	return 0;
+}
+
+static int copy_run(const struct config *c, int run, const char *value)
+{
+	static char data[COPY_SIZE];
+	char base[768], url[1024];
+	double start;
+	long i;
+
+	memset(data, 'c', sizeof(data));
+	snprintf(base, sizeof(base), "%s/bench-copy-%d", c->url, run);
+	start = now();
+	if (smbc_mkdir(base, 0755) < 0 || set_sd(base, value))
+		return fail("mkdir", base);
+	for (i = 0; i < c->copy_dirs; i++) {
+		snprintf(url, sizeof(url), "%s/d%03ld", base, i);
+		if (smbc_mkdir(url, 0755) < 0)
+			return fail("mkdir", url);
+		if (set_sd(url, value))
+			return -1;
+	}
+	for (i = 0; i < c->copy_files; i++) {
+		file_url(url, sizeof(url), base, i, c->copy_dirs, "");
+		if (create_file(url, data, sizeof(data)) || set_sd(url, value))
+			return -1;
+	}
+	report(c, "copy", "files", run, c->copy_files, now() - start);
 	return 0;
 }
 
@@ -285,7 +442,7 @@ static int parse_workloads(struct config *c, const char *list)
 
 	if (!copy)
 		return -1;
-	c->flat = c->spread = c->acl = 0;
+	c->flat = c->spread = c->acl = c->browse = c->copy = 0;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (!strcmp(tok, "flat")) {
 			c->flat = 1;
@@ -293,6 +450,10 @@ static int parse_workloads(struct config *c, const char *list)
 			c->spread = 1;
 		} else if (!strcmp(tok, "acl")) {
 			c->acl = 1;
+		} else if (!strcmp(tok, "browse")) {
+			c->browse = 1;
+		} else if (!strcmp(tok, "copy")) {
+			c->copy = 1;
 		} else {
 			fprintf(stderr, "smb_meta: unknown workload '%s'\n", tok);
 			free(copy);
@@ -307,7 +468,8 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: smb_meta --url smb://HOST/SHARE --user NAME --password PW\n"
 		"       [--conf FILE] [--files N] [--dirs N] [--acl-ops N] [--runs N] [--first-run N]\n"
-		"       [--workloads flat,spread,acl] [--tag TEXT]\n");
+		"       [--workloads flat,spread,acl,browse,copy] [--browse-files N]\n"
+		"       [--copy-files N] [--copy-dirs N] [--tag TEXT]\n");
 	return 2;
 }
 
@@ -316,6 +478,7 @@ static int parse_args(int argc, char *argv[], struct config *c)
 	int i;
 
 	*c = (struct config){ .files = 2000, .dirs = 100, .acl_ops = 200, .runs = 1,
+			      .browse_files = 1000, .copy_files = 2000, .copy_dirs = 50,
 			      .flat = 1, .spread = 1, .acl = 1 };
 	for (i = 1; i < argc; i += 2) {
 		const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -338,6 +501,12 @@ static int parse_args(int argc, char *argv[], struct config *c)
 			c->dirs = atol(val);
 		else if (!strcmp(opt, "--acl-ops"))
 			c->acl_ops = atol(val);
+		else if (!strcmp(opt, "--browse-files"))
+			c->browse_files = atol(val);
+		else if (!strcmp(opt, "--copy-files"))
+			c->copy_files = atol(val);
+		else if (!strcmp(opt, "--copy-dirs"))
+			c->copy_dirs = atol(val);
 		else if (!strcmp(opt, "--runs"))
 			c->runs = atoi(val);
 		else if (!strcmp(opt, "--first-run"))
@@ -351,8 +520,10 @@ static int parse_args(int argc, char *argv[], struct config *c)
 	if (!c->url || !c->user || !c->password)
 		return usage();
 	if (c->files < 1 || c->files > 99999 || c->dirs < 1 || c->dirs > 999 ||
-	    c->acl_ops < 1 || c->runs < 1 || c->runs > MAX_RUNS || c->first_run < 0) {
-		fprintf(stderr, "smb_meta: --files 1..99999, --dirs 1..999, --acl-ops >= 1, --runs 1..%d, --first-run >= 0\n",
+	    c->acl_ops < 1 || c->runs < 1 || c->runs > MAX_RUNS || c->first_run < 0 ||
+	    c->browse_files < 1 || c->browse_files > 99999 || c->copy_files < 1 ||
+	    c->copy_files > 99999 || c->copy_dirs < 1 || c->copy_dirs > 999) {
+		fprintf(stderr, "smb_meta: --files, --browse-files and --copy-files 1..99999, --dirs and --copy-dirs 1..999, --acl-ops >= 1, --runs 1..%d, --first-run >= 0\n",
 			MAX_RUNS);
 		return 2;
 	}
@@ -368,16 +539,17 @@ int main(int argc, char *argv[])
 {
 	struct config c;
 	SMBCCTX *ctx;
-	char *value;
+	char *value, *denied;
 	int run, rc;
 
 	rc = parse_args(argc, argv, &c);
 	if (rc)
 		return rc;
 	credentials = &c;
-	value = acl_value();
+	value = acl_value(NULL);
+	denied = acl_value(DENY_ALICE_READ);
 	ctx = smbc_new_context();
-	if (!ctx || !value) {
+	if (!ctx || !value || !denied) {
 		fprintf(stderr, "smb_meta: out of memory\n");
 		return 1;
 	}
@@ -401,8 +573,13 @@ int main(int argc, char *argv[])
 			rc = 1;
 		if (!rc && c.acl && acl_run(&c, run, value))
 			rc = 1;
+		if (!rc && c.browse && browse_run(&c, run, value, denied))
+			rc = 1;
+		if (!rc && c.copy && copy_run(&c, run, value))
+			rc = 1;
 	}
 	smbc_free_context(ctx, 1);
 	free(value);
+	free(denied);
 	return rc;
 }
