@@ -441,41 +441,84 @@ run_work() {
 	SMB_PW=$(awk -v u="$SMB_USER" '$1 == u { print $3 }' "$STATE/users")
 	local sizes=(--browse-files "$work_browse" --copy-files "$work_copy_files"
 		--copy-dirs "$work_copy_dirs")
-	local r i n=${#SHARES[@]} t0 last=$((smb_runs - 1))
+	local r i n=${#SHARES[@]} t0 t1 last=$((smb_runs - 1))
+	# untimed: the browse folders (made once, kept) and a small copy, so
+	# that no run pays for setting up or for a cold smbd
+	for share in "${SHARES[@]}"; do
+		smb_client "$share" warmup 90 --workloads browse,copy "${sizes[@]}" \
+			--browse-reps 1 --copy-files 20 --copy-dirs 2 >/dev/null \
+			2>>"$out/work-$share.err" &&
+			smb_client "$share-hide" warmup 90 --workloads browse "${sizes[@]}" \
+				--browse-reps 1 >/dev/null 2>>"$out/work-$share.err" ||
+			{ status=1; log "smb_meta warm-up on $share failed"; }
+		rm -rf "${SHARE_PATH[$share]}/bench-copy-90"
+	done
+	sync
+	# Each phase starts with nothing left to write back: sync after every
+	# client; the sync after a copy is timed and reported ("copy sync"),
+	# so that a share whose copy ends before the kernel's write-back
+	# starts pays for its data too.
 	for ((r = 0; r < smb_runs; r++)); do
 		for ((i = 0; i < n; i++)); do
 			share=${SHARES[$(((i + r) % n))]}
 			t0=$(now)
-			smb_client "$share" "$share" "$r" --workloads browse,copy "${sizes[@]}" \
-				>>"$out/work.txt" 2>>"$out/work-$share.err" &&
+			if smb_client "$share" "$share" "$r" --workloads browse "${sizes[@]}" \
+				>>"$out/work.txt" 2>>"$out/work-$share.err"; then
+				sync
+				if smb_client "$share" "$share" "$r" --workloads copy "${sizes[@]}" \
+					>>"$out/work.txt" 2>>"$out/work-$share.err"; then
+					t1=$(date +%s.%N)
+					sync
+					echo "$share $r $work_copy_files $t1 $(date +%s.%N)" | awk '{
+						s = $5 - $4; printf "smb %s copy sync %d %d %.4f %.1f\n",
+						$1, $2, $3, s, $3 / s }' >>"$out/work.txt"
+				else
+					status=1
+					log "smb_meta copy on $share failed"
+				fi
 				smb_client "$share-hide" "$share-hide" "$r" --workloads browse \
 					"${sizes[@]}" >>"$out/work.txt" 2>>"$out/work-$share.err" ||
-				{ status=1; log "smb_meta work on $share failed"; }
+					{ status=1; log "smb_meta browse on $share-hide failed"; }
+			else
+				status=1
+				log "smb_meta browse on $share failed"
+			fi
 			# the copy of the last run stays for the find walk
 			[ "$r" -lt "$last" ] && rm -rf "${SHARE_PATH[$share]}/bench-copy-$r"
+			sync
 			log "work run $r $share: $(echo "$(now) - $t0" | bc) s"
 		done
 	done
 	bash "$repo/testenv/smb/server.sh" stop --state "$STATE"
 
-	local tree entries t1 reps=5
+	# find: the time of 6 walks in one process minus that of 1 walk in
+	# another, so that starting runuser, bash and find is not counted
+	local tree entries s1 s6
 	for ((r = 0; r < smb_runs; r++)); do
 		for ((i = 0; i < n; i++)); do
 			share=${SHARES[$(((i + r) % n))]}
 			tree=${SHARE_PATH[$share]}/bench-copy-$last
 			[ -d "$tree" ] || continue
-			entries=$(runuser -u "$FIND_USER" -- find "$tree" -printf '%m\n' 2>/dev/null |
-				wc -l)
-			t0=$(date +%s.%N)
-			runuser -u "$FIND_USER" -- bash -c \
-				'for ((k = 0; k < $1; k++)); do find "$2" -printf "%m\n" >/dev/null; done' \
-				find-loop "$reps" "$tree" 2>>"$out/work-$share.err"
-			t1=$(date +%s.%N)
-			echo "$share $entries $reps $t0 $t1" | awk -v r="$r" '{ s = $5 - $4; n = $2 * $3;
-				printf "smb %s find walk %d %d %.4f %.1f\n", $1, r, n, s, n / s }' \
+			entries=$(runuser -u "$FIND_USER" -- find "$tree" -printf '%m\n' |
+				wc -l) && s1=$(find_walks 1 "$tree") && s6=$(find_walks 6 "$tree") ||
+				{ status=1; log "find on $tree failed"; continue; }
+			echo "$share $r $entries $s1 $s6" | awk '{ s = $5 - $4; n = $3 * 5;
+				printf "smb %s find walk %d %d %.4f %.1f\n", $1, $2, n, s, n / s }' \
 				>>"$out/work.txt"
 		done
 	done
+}
+
+# find_walks N TREE: seconds for N find walks of TREE in one process as
+# $FIND_USER; fails if any walk fails
+find_walks() {
+	local t0 t1
+	t0=$(date +%s.%N)
+	runuser -u "$FIND_USER" -- bash -c \
+		'for ((k = 0; k < $1; k++)); do find "$2" -printf "%m\n" >/dev/null || exit 1; done' \
+		find-loop "$1" "$2" || return 1
+	t1=$(date +%s.%N)
+	echo "$t1 - $t0" | bc
 }
 
 t_start=$(now)

@@ -55,11 +55,12 @@ SMB_WORKLOADS = [('flat', 'create'), ('flat', 'rename'), ('flat', 'delete'),
 SMB_SHARES = ['richacl', 'aclxattr', 'nfs4acl']
 SMB_PROFILE = {'flat': 'flat', 'spread': 'spread', 'acl': 'acl'}
 WORK_ROWS = [  # (workload, phase, share suffix, what)
-    ('browse', 'list', '', 'browse: list 1000 files'),
-    ('browse', 'list+sd', '', 'browse: list + every descriptor'),
-    ('browse', 'list', '-hide', 'browse, hide unreadable: list'),
-    ('browse', 'list+sd', '-hide', 'browse, hide unreadable: list + every descriptor'),
-    ('copy', 'files', '', 'copy: 2000 files x 64 KiB + descriptor, 50 dirs'),
+    ('browse', 'list', '', 'browse: listings'),
+    ('browse', 'list+sd', '', 'browse: a listing + every descriptor'),
+    ('browse', 'list', '-hide', 'browse, hide unreadable: listings'),
+    ('browse', 'list+sd', '-hide', 'browse, hide unreadable: a listing + every descriptor'),
+    ('copy', 'files', '', 'copy: files of 64 KiB + descriptor'),
+    ('copy', 'files+sync', '', 'copy, then sync: files of 64 KiB + descriptor'),
     ('find', 'walk', '', 'find: local walk of the copied tree as nobody'),
 ]
 
@@ -421,12 +422,30 @@ class Report:
         if lines is None:
             self.problems.append('work: no results (work.txt missing)')
             return
-        rates, ops = {}, {}
+        rates, ops, secs = {}, {}, {}
         for line in lines:
             f = line.split()
             if f[:1] == ['smb'] and len(f) == 8:
                 rates.setdefault((f[1], f[2], f[3]), {})[int(f[4])] = float(f[7])
+                secs.setdefault((f[1], f[2], f[3]), {})[int(f[4])] = float(f[6])
                 ops[(f[1], f[2], f[3])] = int(f[5])
+        # the copy with the write-back that followed it, run by run
+        for (share, w, p), by_run in list(secs.items()):
+            if (w, p) != ('copy', 'files'):
+                continue
+            sync = secs.get((share, 'copy', 'sync'), {})
+            n = ops[(share, w, p)]
+            both = {r: n / (t + sync[r]) for r, t in by_run.items() if r in sync}
+            if both:
+                rates[(share, 'copy', 'files+sync')] = both
+                ops[(share, 'copy', 'files+sync')] = n
+        # every listing of a share with hide unreadable leaves out a tenth
+        for share in SMB_SHARES:
+            plain = ops.get((share, 'browse', 'list+sd'))
+            hidden = ops.get((share + '-hide', 'browse', 'list+sd'))
+            if plain is not None and hidden is not None and hidden != plain - plain // 10:
+                self.problems.append(f'work: {share}-hide lists {hidden} entries, '
+                                     f'{share} {plain}: hide unreadable did not hide a tenth')
         if not rates:
             self.problems.append('work: work.txt has no figures')
             return
@@ -436,21 +455,29 @@ class Report:
         self.mdl('## 4. Workloads that users run')
         self.mdl()
         self.mdl('The same three shares, and copies of them with `hide unreadable = yes`, '
-                 'in the same boot; the shares take turns run by run. `bench/smb/smb_meta.c`: '
-                 '**browse** lists a folder of 1000 files that carry the 10-entry '
-                 'descriptor of the acl workload (every tenth one denies alice, the '
-                 'client, read access), then lists it again reading every descriptor '
-                 '(open + QUERY_INFO(security) + close: what Explorer\'s per-file opens '
-                 'cost; libsmbclient cannot ask for MxAc, the open\'s access check is '
-                 'the same work); ops = entries. With hide unreadable smbd checks every '
-                 'entry\'s descriptor while listing and leaves the tenth out. **copy** is '
-                 'a robocopy /COPYALL-style copy: 50 directories and 2000 files, each '
-                 'created, written with 64 KiB and given the descriptor; ops = files. '
+                 'in the same boot, after an untimed warm-up; the shares take turns run '
+                 'by run, with a `sync` after every client so that no phase pays for '
+                 'another\'s write-back. `bench/smb/smb_meta.c`: **browse** lists a '
+                 'folder of files that carry the 10-entry descriptor of the acl workload '
+                 '(every tenth one denies alice, the client, read access): 20 listings '
+                 'in a row, then one listing with every descriptor read (open + '
+                 'QUERY_INFO(security) + close; libsmbclient cannot ask for MxAc, the '
+                 'open\'s access check is the same work; Explorer itself reads a '
+                 'descriptor only for the security tab); ops = entries listed. With '
+                 'hide unreadable smbd checks every entry\'s descriptor while listing and '
+                 'leaves the tenth out (so a hidden listing lists nine tenths of the '
+                 'entries it checked). **copy** is a robocopy /COPYALL-style copy: '
+                 'directories and files of 64 KiB, each created, written and given the '
+                 'descriptor; ops = files; "then sync" adds the `sync` that follows it. '
                  '**find** walks the tree the last copy left, locally in the guest, as '
-                 'the unprivileged user nobody, whom only Everyone grants read and traverse (`find -printf %m`, 5 walks per process); '
-                 'ops = entries. No target was set for these; the ratios are reported.')
+                 'the unprivileged user nobody (`find -printf %m`): the time of 6 walks '
+                 'in one process minus that of 1 in another; ops = entries walked. '
+                 'Looking up and stat\'ing an entry checks only the directories\' '
+                 'acls (search permission), never the files\'; on nfs4acl_xattr the '
+                 'kernel checks mode bits only (it never reads `user.nfs4acl`). Caches '
+                 'are warm. No target was set for these; the ratios are reported.')
         self.mdl()
-        self.mdl('| workload (ops/s) | richacl | acl_xattr | nfs4acl_xattr | entries '
+        self.mdl('| workload (ops/s) | richacl | acl_xattr | nfs4acl_xattr | ops per run '
                  '(richacl, acl_xattr, nfs4acl) | richacl / acl_xattr (min..max of runs) | '
                  'richacl / nfs4acl_xattr |')
         self.mdl('|---|---:|---:|---:|---|---:|---:|')

@@ -125,7 +125,8 @@ if has_group walk || has_group smb || has_group work; then
 		chmod -R a+rX "$control"
 	fi
 
-	# the copy workload writes 3 x 125 MiB to each image (sparse files)
+	# the copy workload writes 125 MiB per run and share: 3 runs of one
+	# share to the richacl image, of two to the plain one (sparse files)
 	mapfile -t imgs < <(RICHACL_IMAGE_MB=${RICHACL_IMAGE_MB:-1024} \
 		bash testenv/mkimage.sh "$run/images") || die "testenv/mkimage.sh failed"
 	[ ${#imgs[@]} -eq 2 ] || die "testenv/mkimage.sh did not make two images"

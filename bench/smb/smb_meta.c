@@ -5,7 +5,7 @@
  *     smb_meta --url smb://127.0.0.1/SHARE --user NAME --password PW
  *              [--conf CLIENT.CONF] [--files N] [--dirs N] [--acl-ops N]
  *              [--runs N] [--first-run N] [--workloads LIST]
- *              [--browse-files N] [--copy-files N] [--copy-dirs N]
+ *              [--browse-files N] [--browse-reps N] [--copy-files N] [--copy-dirs N]
  *              [--tag TEXT]
  *
  * Workloads (each run in a fresh directory that is removed afterwards):
@@ -32,11 +32,16 @@
  *           1000), each carrying the 10-entry descriptor of acl (every
  *           tenth one also denies the connected user read access).  The
  *           folder bench-browse is made on the first run and kept; it is
- *           never timed.  Two timed phases, ops = directory entries:
- *             list     opendir + readdir of every entry + closedir
- *             list+sd  the same listing, then the descriptor of every
- *                      entry (open + QUERY_INFO(security) + close, the
- *                      open itself checked against the descriptor)
+ *           never timed, nor is one listing and one descriptor read before
+ *           the phases (which opens libsmbclient's IPC$ connection).  Two
+ *           timed phases, ops = directory entries listed:
+ *             list     --browse-reps (default 20) listings: opendir +
+ *                      readdir of every entry + closedir
+ *             list+sd  one listing, then the descriptor of every entry
+ *                      (open + QUERY_INFO(security) + close, the open
+ *                      itself checked against the descriptor)
+ *           A listing with another number of entries than --browse-files
+ *           (or, hidden, nine tenths of it) is an error.
  *           Run against a share with "hide unreadable = yes", the listing
  *           makes smbd check every entry's descriptor, and the unreadable
  *           tenth is left out.  libsmbclient cannot ask for the maximal
@@ -86,6 +91,7 @@ struct config {
 	long dirs;
 	long acl_ops;
 	long browse_files;
+	long browse_reps;
 	long copy_files;
 	long copy_dirs;
 	int runs;
@@ -332,27 +338,32 @@ static int acl_run(const struct config *c, int run, const char *value)
 	return 0;
 }
 
-/* browse: the folder, made once and kept */
+/*
+ * browse: the folder, made once and kept.  It is built under a temporary
+ * name and renamed when complete, so that a run that failed half-way is not
+ * taken for a finished folder (a leftover temporary folder makes the next
+ * setup fail, which the caller sees).
+ */
 static int browse_setup(const struct config *c, const char *base, const char *value,
 			const char *denied)
 {
-	char url[1024];
+	char url[1024], tmp[900];
 	struct stat st;
 	long i;
-	int fd;
 
 	if (smbc_stat(base, &st) == 0)
 		return 0;
-	if (smbc_mkdir(base, 0755) < 0)
-		return fail("mkdir", base);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", base);
+	if (smbc_mkdir(tmp, 0755) < 0)
+		return fail("mkdir", tmp);
 	for (i = 0; i < c->browse_files; i++) {
-		file_url(url, sizeof(url), base, i, 0, ".txt");
-		fd = smbc_open(url, O_CREAT | O_EXCL | O_WRONLY, 0644);
-		if (fd < 0 || smbc_close(fd) < 0)
-			return fail("create", url);
-		if (set_sd(url, i % 10 == 9 ? denied : value))
+		file_url(url, sizeof(url), tmp, i, 0, ".txt");
+		if (create_file(url, "", 0) ||
+		    set_sd(url, i % 10 == 9 ? denied : value))
 			return -1;
 	}
+	if (smbc_rename(tmp, base) < 0)
+		return fail("rename", tmp);
 	return 0;
 }
 
@@ -394,15 +405,40 @@ static int browse_run(const struct config *c, int run, const char *value, const 
 	char base[768];
 	int with_sd;
 
+	char buf[NT_SD_BUF];
+	long n, hidden;
+	int rep;
+
 	snprintf(base, sizeof(base), "%s/bench-browse", c->url);
 	if (browse_setup(c, base, value, denied))
 		return -1;
+	/*
+	 * Untimed: a listing, and the descriptor of the folder, which makes
+	 * libsmbclient open its IPC$ connection (and LSA pipe) now rather
+	 * than inside the first timed descriptor read.
+	 */
+	if (browse_list(base, 0) < 0)
+		return -1;
+	if (smbc_getxattr(base, "system.nt_sec_desc.*", buf, sizeof(buf)) < 0)
+		return fail("get the descriptor of", base);
+	/* a hide-unreadable share leaves out the tenth that denies read */
+	hidden = c->browse_files - c->browse_files / 10;
 	for (with_sd = 0; with_sd < 2; with_sd++) {
+		int reps = with_sd ? 1 : (int)c->browse_reps;
 		double start = now();
-		long n = browse_list(base, with_sd);
 
-		if (n < 0)
-			return -1;
+		for (rep = 0, n = 0; rep < reps; rep++) {
+			long got = browse_list(base, with_sd);
+
+			if (got < 0)
+				return -1;
+			if (got != c->browse_files && got != hidden) {
+				fprintf(stderr, "smb_meta: %s lists %ld entries, not %ld or %ld\n",
+					base, got, c->browse_files, hidden);
+				return -1;
+			}
+			n += got;
+		}
 		report(c, "browse", phase_names[with_sd], run, n, now() - start);
 	}
 	return 0;
@@ -418,8 +454,10 @@ static int copy_run(const struct config *c, int run, const char *value)
 	memset(data, 'c', sizeof(data));
 	snprintf(base, sizeof(base), "%s/bench-copy-%d", c->url, run);
 	start = now();
-	if (smbc_mkdir(base, 0755) < 0 || set_sd(base, value))
+	if (smbc_mkdir(base, 0755) < 0)
 		return fail("mkdir", base);
+	if (set_sd(base, value))
+		return -1;
 	for (i = 0; i < c->copy_dirs; i++) {
 		snprintf(url, sizeof(url), "%s/d%03ld", base, i);
 		if (smbc_mkdir(url, 0755) < 0)
@@ -468,7 +506,7 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: smb_meta --url smb://HOST/SHARE --user NAME --password PW\n"
 		"       [--conf FILE] [--files N] [--dirs N] [--acl-ops N] [--runs N] [--first-run N]\n"
-		"       [--workloads flat,spread,acl,browse,copy] [--browse-files N]\n"
+		"       [--workloads flat,spread,acl,browse,copy] [--browse-files N] [--browse-reps N]\n"
 		"       [--copy-files N] [--copy-dirs N] [--tag TEXT]\n");
 	return 2;
 }
@@ -478,7 +516,8 @@ static int parse_args(int argc, char *argv[], struct config *c)
 	int i;
 
 	*c = (struct config){ .files = 2000, .dirs = 100, .acl_ops = 200, .runs = 1,
-			      .browse_files = 1000, .copy_files = 2000, .copy_dirs = 50,
+			      .browse_files = 1000, .browse_reps = 20, .copy_files = 2000,
+			      .copy_dirs = 50,
 			      .flat = 1, .spread = 1, .acl = 1 };
 	for (i = 1; i < argc; i += 2) {
 		const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -503,6 +542,8 @@ static int parse_args(int argc, char *argv[], struct config *c)
 			c->acl_ops = atol(val);
 		else if (!strcmp(opt, "--browse-files"))
 			c->browse_files = atol(val);
+		else if (!strcmp(opt, "--browse-reps"))
+			c->browse_reps = atol(val);
 		else if (!strcmp(opt, "--copy-files"))
 			c->copy_files = atol(val);
 		else if (!strcmp(opt, "--copy-dirs"))
@@ -521,9 +562,10 @@ static int parse_args(int argc, char *argv[], struct config *c)
 		return usage();
 	if (c->files < 1 || c->files > 99999 || c->dirs < 1 || c->dirs > 999 ||
 	    c->acl_ops < 1 || c->runs < 1 || c->runs > MAX_RUNS || c->first_run < 0 ||
-	    c->browse_files < 1 || c->browse_files > 99999 || c->copy_files < 1 ||
+	    c->browse_files < 1 || c->browse_files > 99999 || c->browse_reps < 1 ||
+	    c->browse_reps > 1000 || c->copy_files < 1 ||
 	    c->copy_files > 99999 || c->copy_dirs < 1 || c->copy_dirs > 999) {
-		fprintf(stderr, "smb_meta: --files, --browse-files and --copy-files 1..99999, --dirs and --copy-dirs 1..999, --acl-ops >= 1, --runs 1..%d, --first-run >= 0\n",
+		fprintf(stderr, "smb_meta: --files, --browse-files and --copy-files 1..99999, --dirs and --copy-dirs 1..999, --browse-reps 1..1000, --acl-ops >= 1, --runs 1..%d, --first-run >= 0\n",
 			MAX_RUNS);
 		return 2;
 	}
