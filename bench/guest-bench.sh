@@ -326,23 +326,33 @@ smb_syscalls() {
 	rm -f "$f.trace"
 }
 
-run_smb() {
-	local share
+# start_smbd GROUP [server.sh start arguments...]: the share directories,
+# owned by the SMB user, and smbd serving them (testenv/smb/server.sh);
+# sets SMB_PW.  Errors go to $out/GROUP-server.err; fails if smbd did not
+# start.
+start_smbd() {
+	local group=$1 share
+	shift
 	for share in "${SHARES[@]}"; do
 		mkdir -p "${SHARE_PATH[$share]}" 2>/dev/null
 		chown "$SMB_USER:$SMB_USER" "${SHARE_PATH[$share]}" 2>/dev/null
 		chmod 0755 "${SHARE_PATH[$share]}" 2>/dev/null
 	done
 	local start=(start --state "$STATE" --rich "${SHARE_PATH[richacl]}"
-		--aclxattr "${SHARE_PATH[aclxattr]}" --nfs4acl "${SHARE_PATH[nfs4acl]}")
+		--aclxattr "${SHARE_PATH[aclxattr]}" --nfs4acl "${SHARE_PATH[nfs4acl]}" "$@")
 	[ -n "$module" ] && start+=(--module "$module")
-	if ! bash "$repo/testenv/smb/server.sh" "${start[@]}" 2>"$out/smb-server.err"; then
-		log "smbd did not start: $(tail -n 3 "$out/smb-server.err")"
+	if ! bash "$repo/testenv/smb/server.sh" "${start[@]}" 2>"$out/$group-server.err"; then
+		log "smbd did not start: $(tail -n 3 "$out/$group-server.err")"
 		cp "$STATE/smbd.log" "$out/smbd.log" 2>/dev/null
 		status=1
-		return
+		return 1
 	fi
 	SMB_PW=$(awk -v u="$SMB_USER" '$1 == u { print $3 }' "$STATE/users")
+}
+
+run_smb() {
+	local share
+	start_smbd smb || return
 	cp "$STATE/smb.conf" "$out/smb.conf"
 
 	local sizes=(--files "$smb_files" --dirs "$smb_dirs" --acl-ops "$smb_acl_ops")
@@ -423,22 +433,8 @@ run_smb() {
 #           while Windows and the richacl add Everyone's.)
 # Output: work.txt, "smb TAG WORKLOAD PHASE RUN OPS SECONDS OPS_PER_SECOND".
 run_work() {
-	local share start
-	for share in "${SHARES[@]}"; do
-		mkdir -p "${SHARE_PATH[$share]}" 2>/dev/null
-		chown "$SMB_USER:$SMB_USER" "${SHARE_PATH[$share]}" 2>/dev/null
-		chmod 0755 "${SHARE_PATH[$share]}" 2>/dev/null
-	done
-	start=(start --state "$STATE" --rich "${SHARE_PATH[richacl]}"
-		--aclxattr "${SHARE_PATH[aclxattr]}" --nfs4acl "${SHARE_PATH[nfs4acl]}"
-		--bench-shares)
-	[ -n "$module" ] && start+=(--module "$module")
-	if ! bash "$repo/testenv/smb/server.sh" "${start[@]}" 2>"$out/work-server.err"; then
-		log "smbd did not start: $(tail -n 3 "$out/work-server.err")"
-		status=1
-		return
-	fi
-	SMB_PW=$(awk -v u="$SMB_USER" '$1 == u { print $3 }' "$STATE/users")
+	local share
+	start_smbd work --bench-shares || return
 	local sizes=(--browse-files "$work_browse" --copy-files "$work_copy_files"
 		--copy-dirs "$work_copy_dirs")
 	local r i n=${#SHARES[@]} t0 t1 last=$((smb_runs - 1))
