@@ -2,11 +2,11 @@
 # In-guest part of testenv/run-bench.sh (runs as root in the QEMU guest).
 #
 #   guest-bench.sh --out DIR --bin DIR --tools DIR [--module RICHACL_SO]
-#                  [--control DIR] [--groups "walk smb work"] [--quick]
+#                  [--control DIR] [--groups "walk smb work nfs"] [--quick]
 #                  [--walk-rounds N] [--smb-runs N] [--smb-files N]
 #
 #   --out DIR      where the results go (the host's results share)
-#   --bin DIR      path_walk and smb_meta
+#   --bin DIR      path_walk, smb_meta and nfs_getattr
 #   --tools DIR    setrichacl and getrichacl
 #   --module SO    the vfs_richacl module for the [richacl] share
 #   --control DIR  a tree d1/../d10/f0..f7 on the guest's root file system
@@ -42,13 +42,19 @@
 # process and connection per share and run, the shares taking turns run by
 # run.  Output: smb.txt, profiles/smb-SHARE-WORKLOAD.txt (perf -a) and
 # profiles/smb-SHARE-WORKLOAD.syscalls (strace of smbd during a short run).
+#
+# nfs: knfsd exports /mnt/rich/nfsbench (testenv/tests/nfs/server.sh) with
+# four files: mode (no acl), rich5 (a 5-entry richacl), rich5m (the same,
+# masked by a chmod: knfsd shows it through richacl_apply_masks()), rich50
+# (50 entries); nfs_getattr times an NFSv4 GETATTR of the acl against a
+# GETATTR of the mode on each.  Output: nfs.txt, nfs-setup.txt.
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
 out="" bin="" tools="" module="" control="" groups="walk smb" quick=0
 walk_rounds=15 walk_seconds=0.2 walk_count=1000 profile_seconds=4
-smb_runs=3 smb_files=2000 smb_dirs=100 smb_acl_ops=200
+smb_runs=3 smb_files=2000 smb_dirs=100 smb_acl_ops=200 nfs_rounds=15 nfs_seconds=0.3
 work_browse=1000 work_copy_files=2000 work_copy_dirs=50
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -71,6 +77,7 @@ if [ "$quick" = 1 ]; then
 	walk_rounds=3 walk_seconds=0.1 walk_count=100 profile_seconds=1
 	smb_runs=1 smb_files=100 smb_dirs=10 smb_acl_ops=20
 	work_browse=100 work_copy_files=100 work_copy_dirs=5
+	nfs_rounds=3 nfs_seconds=0.1
 fi
 [ "$(id -u)" = 0 ] || { echo "guest-bench.sh: must run as root (in the guest)" >&2; exit 2; }
 mkdir -p "$out/profiles"
@@ -507,6 +514,39 @@ run_work() {
 
 # find_walks N TREE: seconds for N find walks of TREE in one process as
 # $FIND_USER; fails if any walk fails
+run_nfs() {
+	local dir=/mnt/rich/nfsbench i acl50="" f
+	if ! fs_mounted rich; then
+		log "nfs: the richacl image is not mounted"
+		status=1
+		return
+	fi
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	for i in $(seq 1 49); do acl50="$acl50 user:$((3000 + i)):rx::allow"; done
+	for f in mode rich5 rich5m rich50; do echo data >"$dir/$f"; done
+	chmod 0644 "$dir/mode"
+	{
+		"$tools/setrichacl" --set "owner@:rwpxcCoS::allow user:1002:rwp::allow \
+			group:2000:rx::allow user:1003:w::deny everyone@:r::allow" "$dir/rich5" &&
+		"$tools/setrichacl" --set "owner@:rwpxcCoS::allow user:1002:rwp::allow \
+			group:2000:rx::allow user:1003:w::deny everyone@:r::allow" "$dir/rich5m" &&
+		chmod 0640 "$dir/rich5m" &&
+		"$tools/setrichacl" --set "$acl50 everyone@:r::allow" "$dir/rich50" &&
+		"$tools/getrichacl" --raw "$dir"/*
+	} >"$out/nfs-setup.txt" 2>&1 || { log "nfs: setting the acls failed"; status=1; return; }
+	if ! bash "$repo/testenv/tests/nfs/server.sh" start --state /run/richacl-nfs-bench \
+		--export "$dir" --mount /mnt/nfs 2>>"$out/nfs-setup.txt"; then
+		log "nfs: the server did not start (see nfs-setup.txt)"
+		status=1
+		return
+	fi
+	"$bin/nfs_getattr" --rounds "$nfs_rounds" --seconds "$nfs_seconds" \
+		mode=mode rich5=rich5 rich5m=rich5m rich50=rich50 \
+		>"$out/nfs.txt" 2>"$out/nfs.err" || { status=1; log "nfs_getattr failed: $(cat "$out/nfs.err")"; }
+	bash "$repo/testenv/tests/nfs/server.sh" stop --state /run/richacl-nfs-bench
+}
+
 find_walks() {
 	local t0 t1
 	t0=$(date +%s.%N)
@@ -524,6 +564,7 @@ for g in $groups; do
 	walk) run_walk ;;
 	smb) run_smb ;;
 	work) run_work ;;
+	nfs) run_nfs ;;
 	*) log "unknown group '$g'"; status=1 ;;
 	esac
 	echo "group $g $(echo "$(now) - $t" | bc)" >>"$out/times"

@@ -497,6 +497,49 @@ class Report:
                      f' | {n} | {fmt(r_acl)} {s_acl} | {fmt(r_nfs)} {s_nfs} |')
         self.mdl()
 
+    # ------------------------------------------------------------- nfs --
+    def nfs(self):
+        lines = read_lines(os.path.join(self.guest, 'nfs.txt'))
+        if lines is None:
+            self.problems.append('nfs: no results (nfs.txt missing)')
+            return
+        rows = []
+        for line in lines:
+            f = line.split()
+            if f[:1] == ['nfs'] and len(f) == 20:
+                rows.append((f[1], dict(zip(f[2::2], f[3::2]))))
+        want = {'rich5': 5, 'rich50': 50}
+        for label, v in rows:
+            if label in want and int(v['entries']) != want[label]:
+                self.problems.append(f'nfs: {label} came back with {v["entries"]} entries, '
+                                     f'{want[label]} were set')
+        if not rows:
+            self.problems.append('nfs: nfs.txt has no figures')
+            return
+        self.out()
+        self.out('(5) NFSv4 GETATTR of the acl against GETATTR of the mode (knfsd)')
+        self.mdl('## 5. NFSv4: GETATTR of the acl against GETATTR of the mode')
+        self.mdl()
+        self.mdl("knfsd in the guest exports the richacl file system; `bench/nfs_getattr.c` "
+                 "sends NFSv4.0 compounds over loopback TCP itself (the kernel's NFS client "
+                 "caches acls): PUTFH + GETATTR {mode} and PUTFH + GETATTR {acl}, in loops "
+                 "that take turns per file and round. **mode**: a file without an acl "
+                 "(knfsd shows the acl of its mode); **rich5**: a 5-entry richacl; "
+                 "**rich5m**: the same after `chmod 640` (masked: knfsd rewrites it with "
+                 "richacl_apply_masks() for every GETATTR); **rich50**: 50 entries. "
+                 "Ratio = acl / mode per round: median, quartiles, extremes.")
+        self.mdl()
+        self.mdl('| file | acl entries sent | GETATTR mode (us) | GETATTR acl (us) | '
+                 'acl / mode (q1..q3, min..max) |')
+        self.mdl('|---|---:|---:|---:|---|')
+        self.out(f'  {"file":<8} {"entries":>7} {"mode us":>9} {"acl us":>9} {"acl/mode":>9}')
+        for label, v in rows:
+            m, a = float(v['mode_ns']) / 1000, float(v['acl_ns']) / 1000
+            self.out(f'  {label:<8} {v["entries"]:>7} {m:>9.1f} {a:>9.1f} {v["ratio"]:>9}')
+            self.mdl(f'| {label} | {v["entries"]} | {m:.1f} | {a:.1f} | {v["ratio"]} '
+                     f'({v["q1"]}..{v["q3"]}, {v["min"]}..{v["max"]}) |')
+        self.mdl()
+
     # ------------------------------------------------------------- map --
     def map(self):
         lines = read_lines(os.path.join(self.run, 'map-insns.txt'))
@@ -607,6 +650,8 @@ class Report:
             self.work()
         if 'map' in self.groups:
             self.map()
+        if 'nfs' in self.groups:
+            self.nfs()
         self.out()
         self.mdl('## Missed targets and where the time goes')
         self.mdl()
@@ -631,7 +676,7 @@ class Report:
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('run')
-    ap.add_argument('--groups', default='walk smb work map')
+    ap.add_argument('--groups', default='walk smb work map nfs')
     ap.add_argument('--markdown')
     args = ap.parse_args()
     r = Report(args.run, args.groups.split())

@@ -18,6 +18,11 @@ PKGS_SAMBA_SRC="dpkg-dev libparse-yapp-perl libkeyutils-dev python3-dev libgnutl
 PKGS_E2FS="debhelper dh-exec texinfo libblkid-dev uuid-dev m4 gettext"
 # packaging/build-debs.sh (lintian checks the packages it builds)
 PKGS_DEB="git man-db groff-base lintian"
+# The NFS stage: knfsd's user-space side, the client's mount helper and
+# nfs4_getfacl/nfs4_setfacl.  They run in the guest only (the guest's root is
+# the host's, read-only); the policy-rc.d below keeps the host's rpcbind,
+# nfs-server and friends from starting.
+PKGS_NFS="nfs-kernel-server nfs-common nfs4-acl-tools"
 
 src=/etc/apt/sources.list.d/project-deb-src.sources
 if [ ! -f "$src" ]; then
@@ -26,7 +31,7 @@ if [ ! -f "$src" ]; then
 fi
 
 want=""
-for p in $PKGS_BUILD $PKGS_KERNEL $PKGS_GUEST $PKGS_SAMBA_SRC $PKGS_E2FS $PKGS_DEB; do
+for p in $PKGS_BUILD $PKGS_KERNEL $PKGS_GUEST $PKGS_SAMBA_SRC $PKGS_E2FS $PKGS_DEB $PKGS_NFS; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'install ok installed' || want="$want $p"
 done
 if [ -n "$want" ] || [ -n "${stamp_update:-}" ]; then
@@ -34,7 +39,8 @@ if [ -n "$want" ] || [ -n "${stamp_update:-}" ]; then
 fi
 if [ -n "$want" ]; then
 	echo "installing:$want"
-	# The samba packages would start smbd/nmbd on the host.  The project
+	# The samba and nfs packages would start smbd/nmbd, rpcbind and the nfs
+	# server on the host.  The project
 	# runs its own smbd in the guest and never touches the host's services,
 	# so a temporary policy-rc.d (the Debian mechanism, invoke-rc.d(8))
 	# keeps the packages from starting anything; an existing policy is left

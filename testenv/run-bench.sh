@@ -1,7 +1,7 @@
 #!/bin/bash
 # The benchmark command (bench/README.md): what richacls cost, side by side.
 #
-#   testenv/run-bench.sh [--quick] [--groups "walk smb work map"] [--kernel BZIMAGE]
+#   testenv/run-bench.sh [--quick] [--groups "walk smb work map nfs"] [--kernel BZIMAGE]
 #                        [--walk-rounds N] [--smb-runs N] [--smb-files N]
 #                        [--doc FILE | --no-doc]
 #
@@ -32,7 +32,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
 CACHE=/var/cache/richacl/bench
-groups="walk smb work map" quick=0 kernel=${RICHACL_KERNEL:-} doc="" nodoc=0
+groups="walk smb work map nfs" quick=0 kernel=${RICHACL_KERNEL:-} doc="" nodoc=0
 guest_args=()
 usage() { sed -n '2,/^set -uo/p' "$0" | sed -e '/^set -uo/d' -e 's/^# \{0,1\}//'; exit "${1:-0}"; }
 while [ $# -gt 0 ]; do
@@ -48,7 +48,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 for g in $groups; do
-	case "$g" in walk|smb|work|map) ;; *) echo "run-bench: unknown group '$g'" >&2; exit 2 ;; esac
+	case "$g" in walk|smb|work|map|nfs) ;; *) echo "run-bench: unknown group '$g'" >&2; exit 2 ;; esac
 done
 has_group() { [[ " $groups " == *" $1 "* ]]; }
 
@@ -76,12 +76,13 @@ note "results in $run"
 bash testenv/install-deps.sh >"$run/install-deps.log" 2>&1 ||
 	die "testenv/install-deps.sh failed (see $run/install-deps.log)"
 bash testenv/build.sh >"$run/build.log" 2>&1 || die "testenv/build.sh failed (see $run/build.log)"
-for p in build/bench/path_walk build/bench/map_roundtrip build/setrichacl build/getrichacl; do
+for p in build/bench/path_walk build/bench/map_roundtrip build/bench/nfs_getattr \
+	build/setrichacl build/getrichacl; do
 	[ -x "$p" ] || die "$p was not built (see $run/build.log)"
 done
-cp build/bench/path_walk "$run/bin/"
+cp build/bench/path_walk build/bench/nfs_getattr "$run/bin/"
 
-if has_group walk || has_group smb || has_group work; then
+if has_group walk || has_group smb || has_group work || has_group nfs; then
 	if [ -z "$kernel" ]; then
 		if ! kernel=$(bash testenv/kernel-build.sh 2>"$run/kernel-build.log" | tail -n1) ||
 			[ -z "$kernel" ]; then
@@ -135,6 +136,7 @@ if has_group walk || has_group smb || has_group work; then
 	has_group walk && gg+=(walk)
 	has_group smb && gg+=(smb)
 	has_group work && gg+=(work)
+	has_group nfs && gg+=(nfs)
 	gargs=(--out /results/bench --bin "$run/bin" --tools "$repo/build" --control "$control"
 		--groups "${gg[*]}")
 	[ -n "$module" ] && gargs+=(--module "$module")

@@ -1,7 +1,7 @@
 #!/bin/bash
 # The SMB stage: the S-* suite and the smbtorture suites, in the QEMU guest.
 #
-#   testenv/run-smb-tests.sh [--update-docs] [--no-suite] [--no-torture] [--no-migrate]
+#   testenv/run-smb-tests.sh [--update-docs] [--no-suite] [--no-torture] [--no-migrate] [--no-nfs]
 #                            [--suites "SUITE ..."] [--shares "SHARE ..."]
 #
 # Host side.  It
@@ -20,6 +20,10 @@
 #     //127.0.0.1/richacl and //127.0.0.1/aclxattr as an unprivileged user,
 #     and the acl_xattr -> richacl migration test on a tree of 1,009 entries
 #     (testenv/tests/migrate/guest-migrate.sh; left out with --no-migrate),
+#     and the NFS stage in the same boot: knfsd exports the [richacl] share's
+#     directory to the guest's own NFSv4.2 client over loopback, and the N-*
+#     suite (testenv/tests/nfs/nfs.py) runs round trips, enforcement, SMB
+#     interop and hostile acls there (left out with --no-nfs),
 #  5. counts the results: every S-* check; every smbtorture test, where a
 #     failure listed in testenv/smb/torture-knownfail.txt does not count as failed.
 # Results stay in $RICHACL_SMB_OUT (default $RICHACL_LOGDIR/smb, or
@@ -36,7 +40,7 @@ shares="richacl aclxattr"
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--update-docs) update_docs=1; shift ;;
-	--no-suite|--no-torture|--no-migrate|--migrate) guest_args+=("$1"); shift ;;
+	--no-suite|--no-torture|--no-migrate|--migrate|--no-nfs) guest_args+=("$1"); shift ;;
 	--suites) guest_args+=("$1" "${2:?}"); shift 2 ;;
 	--shares) guest_args+=("$1" "${2:?}"); shares=$2; shift 2 ;;
 	-h|--help) sed -n '2,/^set -uo/p' "$0" | sed -e '/^set -uo/d' -e 's/^# \{0,1\}//'; exit 0 ;;
@@ -154,6 +158,9 @@ count_suite "$res/s-suite.txt" "S-*"
 count_suite "$res/k2-suite.txt" "S-K2"
 if ! printf '%s\n' "${guest_args[@]}" | grep -qx -- --no-migrate; then
 	count_suite "$res/migrate-suite.txt" "migrate"
+fi
+if ! printf '%s\n' "${guest_args[@]}" | grep -qx -- --no-nfs; then
+	count_suite "$res/nfs-suite.txt" "N-* (NFS)"
 fi
 count_suite "$res/s-suite-winbind.txt" "S-* (winbind)"
 count_suite "$res/k2-suite-winbind.txt" "S-K2 (winbind)"

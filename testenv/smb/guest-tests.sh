@@ -3,7 +3,8 @@
 #
 #   guest-tests.sh --out DIR (--tools DIR [--module RICHACL_SO] | --deb DEB...)
 #                  [--rich-dev DEV] [--plain-dev DEV]
-#                  [--no-suite] [--no-torture] [--no-migrate] [--suites "SUITE ..."]
+#                  [--no-suite] [--no-torture] [--no-migrate] [--no-nfs]
+#                  [--suites "SUITE ..."]
 #                  [--shares "SHARE ..."]
 #
 # 0. with --deb (repeatable): installs the packages of packaging/build-debs.sh
@@ -17,8 +18,12 @@
 # 3. runs the S-* suite (testenv/tests/smb/run.py) -> DIR/s-suite.txt, then the
 #    S-K2 suite (testenv/tests/smb/verdict.py, one verdict) -> DIR/k2-suite.txt,
 #    and the S-W suite (testenv/tests/smb/windows.py) -> DIR/w-suite.txt,
-#    then (unless --no-migrate) the acl_xattr -> richacl migration test
-#    (testenv/tests/migrate/guest-migrate.sh) -> DIR/migrate-suite.txt,
+#    then (unless --no-nfs) the NFS stage: knfsd exports /mnt/rich/share over
+#    loopback, the NFSv4.2 client mounts it on /mnt/nfs (testenv/tests/nfs/
+#    server.sh), and the N-* suite (testenv/tests/nfs/nfs.py) runs against it
+#    and the same smbd -> DIR/nfs-suite.txt, then (unless --no-migrate) the
+#    acl_xattr -> richacl migration test (testenv/tests/migrate/guest-migrate.sh)
+#    -> DIR/migrate-suite.txt,
 # 4. runs each smbtorture suite against each share, as the unprivileged SMB
 #    user alice, with the smbtorture process itself running as the local
 #    user alice (runuser), on an emptied share directory that alice owns,
@@ -50,7 +55,7 @@ SUITES="smb2.acls smb2.create smb2.rename smb2.delete-on-close-perms smb2.sdread
 	base.attr base.chkpath"
 SHARES="richacl aclxattr"
 out="" tools="" module="" rich_dev=/dev/vda plain_dev=/dev/vdb
-run_suite=1 run_torture=1 run_migrate=1 debs=()
+run_suite=1 run_torture=1 run_migrate=1 run_nfs=1 debs=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--out) out=${2:?}; shift 2 ;;
@@ -63,6 +68,7 @@ while [ $# -gt 0 ]; do
 	--no-torture) run_torture=0; shift ;;
 	--migrate) run_migrate=1; shift ;;
 	--no-migrate) run_migrate=0; shift ;;
+	--no-nfs) run_nfs=0; shift ;;
 	--suites) SUITES=${2:?}; shift 2 ;;
 	--shares) SHARES=${2:?}; shift 2 ;;
 	*) echo "guest-tests.sh: unknown argument '$1'" >&2; exit 2 ;;
@@ -144,6 +150,25 @@ if [ "$run_suite" = 1 ]; then
 	t=$(now)
 	run_windows "$STATE" passdb >"$out/w-suite.txt" 2>&1
 	echo "w-suite $(echo "$(now) - $t" | bc)" >>"$out/times"
+fi
+
+# The NFS stage (issue 16): knfsd and the NFSv4 client in this guest, on the
+# [richacl] share's directory while the passdb smbd serves it (interop rows).
+if [ "$run_nfs" = 1 ]; then
+	t=$(now)
+	NFS_STATE=/run/richacl-nfs
+	if bash "$repo/testenv/tests/nfs/server.sh" start --state "$NFS_STATE" \
+		--export "${SHARE_PATH[richacl]}" --mount /mnt/nfs 2>"$out/nfs-start.err"; then
+		echo "nfs-start $(echo "$(now) - $t" | bc)" >>"$out/times"
+		/usr/bin/python3 "$repo/testenv/tests/nfs/nfs.py" --state "$STATE" \
+			--path "${SHARE_PATH[richacl]}" --mount /mnt/nfs --tools "$tools" \
+			>"$out/nfs-suite.txt" 2>&1
+	else
+		cat "$out/nfs-start.err" >&2
+		echo "FAIL nfs-start: $(tail -n 1 "$out/nfs-start.err")" >"$out/nfs-suite.txt"
+	fi
+	bash "$repo/testenv/tests/nfs/server.sh" stop --state "$NFS_STATE"
+	echo "nfs $(echo "$(now) - $t" | bc)" >>"$out/times"
 fi
 
 # the acl_xattr -> richacl migration tool on a tree made over SMB

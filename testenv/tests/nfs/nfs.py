@@ -1,0 +1,731 @@
+#!/usr/bin/python3
+"""The N-* suite: NFSv4 clients on a richacl file system (issue 16).
+
+Runs as root inside the QEMU guest after testenv/tests/nfs/server.sh has
+exported the [richacl] share's directory (the NFSv4 root) and mounted it over
+loopback, while the passdb smbd of testenv/smb/server.sh serves the same
+directory.  Everything happens below the subdirectory nfs-t.
+
+  N-RT    round trips: an acl set with nfs4_setfacl on a file and on a
+          directory (deny entries, named users and groups, inheritance
+          flags) reads back with nfs4_getfacl and as the client's raw
+          system.nfs4_acl entry for entry, and is the acl that the kernel
+          stores (system.richacl on the server, same entries, masks that take
+          nothing away); files and directories created over NFS inherit as
+          they do locally; a mode-only file shows the acl of its mode; a name
+          that maps to no id is kept (allow entries); the automatic
+          inheritance flags of the replaced acl stay.
+  N-EN    enforcement for NFS client users (runs as alice, bob, carol on the
+          client mount), each case repeated with local system calls by the
+          same user on the server's path: the expected result of both, and
+          the agreement rule (NFS never allows what the local kernel refuses).
+          add_file without add_subdirectory and the reverse, delete through
+          the file's delete or the directory's delete_child, rename, write
+          versus append, no owner override, no read for execute-only files,
+          the creator of a read-only file writes it through the creating open,
+          an owner's open keeps its access after he removes it, chmod and acl
+          changes through write_acl, listing.
+  N-IO    interop with SMB: an acl set with smbcacls-style descriptor writes
+          reads back over NFS with the same entries as the kernel's acl, and
+          an entry added with nfs4_setfacl shows in the SMB descriptor.
+  N-HOST  hostile acl attributes written raw from the client (audit and
+          alarm entries, audit flags, undefined permission bits and types,
+          deny entries for names without an id, names with a NUL byte, empty
+          names, truncated and oversized acls): an error, the acl and mode
+          on the server unchanged, and no oops or warning in the kernel log.
+  N-MASK  an acl whose file masks take something away (after chmod, or with
+          write-through) is shown over NFS as the acl without masks that
+          grants the same: exactly the entries that getrichacl (the user-space
+          library's apply_masks) shows, for eight acls (named and unmapped
+          entries, denies, inheritable entries that must be split,
+          write-through); what the masks take away is refused over NFS as it
+          is locally; the acl shown, set back, grants the same.
+
+Expected results come from RFC 8881's acl model and from what the kernel
+suite establishes for local processes, never from what the code under test
+printed.  Output: "ok ID desc" / "FAIL ID desc: details" lines and
+"N passed, N failed".
+
+usage: nfs.py --state DIR --path DIR --mount DIR [--tools DIR] [--only ID...]
+"""
+
+import argparse
+import errno
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "smb"))
+
+import run  # noqa: E402
+from run import SetupError  # noqa: E402
+
+NFS4_XATTR = "system.nfs4_acl"
+RICHACL_XATTR = "system.richacl"
+SUB = "nfs-t"
+OK = "OK"                   # a system call or command that succeeded
+SMB_OK = run.OK             # NT_STATUS_OK
+
+ALLOW, DENY = 0, 1
+F_FILE, F_DIR, F_NOPROP, F_IONLY, F_GROUP, F_INHERITED = 0x1, 0x2, 0x4, 0x8, 0x40, 0x80
+RICH_UNMAPPED, RICH_SPECIAL = 0x2000, 0x4000
+RICH_MASKED = 0x80
+SPECIAL = {0: "OWNER@", 1: "GROUP@", 2: "EVERYONE@"}
+
+# nfs4_setfacl / nfs4_getfacl letters (nfs4_acl(5))
+NFS4_PERMS = {"r": 0x1, "w": 0x2, "a": 0x4, "n": 0x8, "N": 0x10, "x": 0x20, "D": 0x40,
+              "t": 0x80, "T": 0x100, "d": 0x10000, "c": 0x20000, "C": 0x40000,
+              "o": 0x80000, "y": 0x100000}
+NFS4_FLAGS = {"f": F_FILE, "d": F_DIR, "n": F_NOPROP, "i": F_IONLY, "g": F_GROUP,
+              "S": 0x10, "F": 0x20, "I": F_INHERITED}
+TYPES = {"A": ALLOW, "D": DENY, "U": 2, "L": 3}
+# getrichacl letters (reference/algorithms.md section 0)
+RICH_PERMS = {"r": 0x1, "w": 0x2, "p": 0x4, "x": 0x20, "d": 0x40, "D": 0x10000, "a": 0x80,
+              "A": 0x100, "R": 0x8, "W": 0x10, "c": 0x20000, "C": 0x40000, "o": 0x80000,
+              "S": 0x100000, "e": 0x200, "E": 0x400}
+RICH_FLAGS = {"f": F_FILE, "d": F_DIR, "n": F_NOPROP, "i": F_IONLY, "a": F_INHERITED,
+              "u": 0}
+
+KERNEL_TROUBLE = re.compile(r"Oops|BUG:|WARNING:|general protection|Call Trace|UBSAN|KASAN")
+
+
+# ------------------------------------------------------------------ formats
+
+def parse_nfs4_text(text):
+    """nfs4_getfacl / nfs4_setfacl text -> [(type, flags, mask, who)]."""
+    entries = []
+    for line in re.split(r"[,\n]", text):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        t, fl, who, perms = line.split(":", 3)
+        flags = 0
+        for c in fl:
+            flags |= NFS4_FLAGS[c]
+        mask = 0
+        for c in perms:
+            mask |= NFS4_PERMS[c]
+        entries.append((TYPES[t], flags, mask, who))
+    return entries
+
+
+def decode_nfs4(blob):
+    """The client's system.nfs4_acl (XDR nfsace4<>) -> [(type, flags, mask, who)]."""
+    (count,) = struct.unpack_from(">I", blob, 0)
+    off, entries = 4, []
+    for _ in range(count):
+        t, fl, mask, n = struct.unpack_from(">IIII", blob, off)
+        off += 16
+        who = blob[off:off + n].decode()
+        off += (n + 3) & ~3
+        entries.append((t, fl, mask, who))
+    if off != len(blob):
+        raise ValueError(f"{len(blob) - off} bytes after the last entry")
+    return entries
+
+
+def encode_nfs4(entries, count=None):
+    """[(type, flags, mask, who bytes or str)] -> XDR; count overrides the length."""
+    out = struct.pack(">I", len(entries) if count is None else count)
+    for t, fl, mask, who in entries:
+        w = who.encode() if isinstance(who, str) else who
+        out += struct.pack(">IIII", t, fl, mask, len(w)) + w + b"\0" * (-len(w) % 4)
+    return out
+
+
+def decode_richacl(blob):
+    """system.richacl -> (acl flags, (owner, group, other) masks, entries).
+
+    Entries are given as the NFSv4 view should show them: special
+    identifiers by name (GROUP@ with the group flag, as nfsd shows it), ids
+    as decimal strings, unmapped identifiers as their string."""
+    _v, aflags, count, om, gm, xm = struct.unpack_from("<BBHIII", blob, 0)
+    strings = blob[16 + 12 * count:]
+    entries, soff = [], 0
+    for i in range(count):
+        t, fl, mask, ident = struct.unpack_from("<HHII", blob, 16 + 12 * i)
+        if fl & RICH_SPECIAL:
+            who = SPECIAL[ident]
+            if ident == 1:
+                fl |= F_GROUP
+        elif fl & RICH_UNMAPPED:
+            end = strings.index(b"\0", soff)
+            who = strings[soff:end].decode()
+            soff = end + 1
+        else:
+            who = str(ident)
+        entries.append((t, fl & 0xff, mask, who))
+    return aflags, (om, gm, xm), entries
+
+
+def show(entries):
+    return ", ".join(f"{t}:{fl:#x}:{m:#x}:{w}" for t, fl, m, w in entries)
+
+
+# ------------------------------------------------------------------ the suite
+
+class Nfs(run.Suite):
+    ROWS = ["N-RT", "N-EN", "N-IO", "N-HOST", "N-MASK"]
+
+    def __init__(self, args):
+        args.share = "richacl"
+        super().__init__(args)
+        self.share_root = args.path
+        self.root = os.path.join(args.path, SUB)
+        self.mnt = os.path.join(args.mount, SUB)
+        self.nfs4_getfacl = "nfs4_getfacl"
+        self.nfs4_setfacl = "nfs4_setfacl"
+        with open("/proc/uptime") as f:
+            self.t0 = f.read().split()[0]
+        self.dmesg_before = self.dmesg()
+
+    # ---- paths and state
+
+    def n(self, rel):
+        return os.path.join(self.mnt, rel)
+
+    def smbrel(self, rel):
+        return f"{SUB}/{rel}"
+
+    @staticmethod
+    def dmesg():
+        return subprocess.run(["dmesg"], capture_output=True, text=True).stdout
+
+    def rich(self, rel):
+        """The stored acl (decode_richacl), or None without one."""
+        try:
+            return decode_richacl(os.getxattr(self.p(rel), RICHACL_XATTR))
+        except OSError:
+            return None
+
+    def stored(self, rel):
+        """What a hostile write must not change: the acl bytes and the mode."""
+        try:
+            blob = os.getxattr(self.p(rel), RICHACL_XATTR)
+        except OSError as e:
+            blob = f"<{os.strerror(e.errno)}>"
+        return blob, os.lstat(self.p(rel)).st_mode
+
+    def nfs_view(self, rel):
+        """(entries, None) of the client's raw acl, or (None, errno name)."""
+        try:
+            return decode_nfs4(os.getxattr(self.n(rel), NFS4_XATTR)), None
+        except OSError as e:
+            return None, errno.errorcode.get(e.errno, str(e.errno))
+
+    def getfacl(self, rel):
+        res = subprocess.run([self.nfs4_getfacl, self.n(rel)], capture_output=True, text=True)
+        if res.returncode != 0:
+            return None, (res.stderr or res.stdout).strip()
+        return parse_nfs4_text(res.stdout), None
+
+    def setfacl(self, rel, *args, user=None):
+        """nfs4_setfacl as root or as user: OK, EACCES, EPERM or its message."""
+        argv = [self.nfs4_setfacl, *args, self.n(rel)]
+        ids = {}
+        if user is not None:
+            uid, gid, groups = run.IDS[user]
+            ids = {"user": uid, "group": gid, "extra_groups": groups}
+        res = subprocess.run(argv, capture_output=True, text=True, **ids)
+        out = (res.stdout + res.stderr).strip()
+        if res.returncode == 0:
+            return OK
+        if "Permission denied" in out:
+            return "EACCES"
+        if "Operation not permitted" in out:
+            return "EPERM"
+        return f"exit {res.returncode}: {out}"
+
+    def fresh(self):
+        path = self.root
+        if os.path.lexists(path):
+            shutil.rmtree(path)
+        os.mkdir(path, 0o755)
+        self.setacl("", "everyone@:rwpxdaRcS:fd:allow")
+
+    # ---- operations, as a user, on the NFS mount ("nfs") or on the server ("local")
+
+    def path(self, where, rel):
+        return self.n(rel) if where == "nfs" else self.p(rel)
+
+    def op(self, where, user, kind, rel, arg=None):
+        """Run one operation as user; "OK" or the errno name."""
+        p = self.path(where, rel)
+
+        def create():
+            fd = os.open(p, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            os.close(fd)
+
+        def write(flags):
+            fd = os.open(p, flags)
+            try:
+                os.write(fd, b"more\n")
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+
+        fns = {
+            "create": create,
+            "mkdir": lambda: os.mkdir(p, 0o755),
+            "unlink": lambda: os.unlink(p),
+            "rmdir": lambda: os.rmdir(p),
+            "rename": lambda: os.rename(p, self.path(where, arg)),
+            "read": lambda: os.close(os.open(p, os.O_RDONLY)),
+            "write": lambda: write(os.O_WRONLY),
+            "append": lambda: write(os.O_WRONLY | os.O_APPEND),
+            "list": lambda: os.listdir(p),
+            "chmod": lambda: os.chmod(p, arg),
+        }
+        return self.local(user, fns[kind])
+
+    def expect(self, row, desc, want, got):
+        ok = got in ("EACCES", "EPERM") if want == "DENIED" else got == want
+        return self.r.check(row, f"{desc} -> {want}", ok, f"got {got}")
+
+    def case(self, row, desc, user, fixture, kind, rel, want_nfs, want_local, arg=None,
+             after=None):
+        """Build the fixture, act over NFS, rebuild, act locally; check both
+        and the agreement rule.  after(where) checks the state after each."""
+        results = {}
+        for where, want in (("nfs", want_nfs), ("local", want_local)):
+            try:
+                self.fresh()
+                fixture()
+            except SetupError as e:
+                self.r.fail(row, f"{desc} ({where})", f"setup: {e}")
+                return
+            got = self.op(where, user, kind, rel, arg)
+            results[where] = got
+            self.expect(row, f"{desc} ({where}, {user})", want, got)
+            if after is not None:
+                after(where, got)
+        if results["nfs"] == OK:
+            self.r.check(row, f"{desc}: agreement (NFS allows only what the kernel allows "
+                         "locally)", results["local"] == OK, f"local {results['local']}")
+
+    def round_trip(self, row, rel, what, text):
+        """nfs4_setfacl -s text on rel; nfs4_getfacl, the client's raw
+        attribute and the stored system.richacl must all hold its entries."""
+        want = parse_nfs4_text(text)
+        st = self.setfacl(rel, "-s", text)
+        self.r.check(row, f"nfs4_setfacl -s on {what}", st == OK, st)
+        got, err = self.getfacl(rel)
+        self.r.check(row, f"nfs4_getfacl shows the entries set on {what}", got == want,
+                     f"got {show(got) if got else err}, want {show(want)}")
+        raw, err = self.nfs_view(rel)
+        self.r.check(row, f"the client's system.nfs4_acl of {what} holds the same entries",
+                     raw == want, f"got {show(raw) if raw else err}")
+        rich = self.rich(rel)
+        self.r.check(row, f"the kernel stores exactly these entries on {what} (system.richacl)",
+                     rich is not None and rich[2] == want,
+                     f"stored {show(rich[2]) if rich else None}")
+
+    # ================================================================ rows
+
+    def n_rt(self):
+        row = "N-RT"
+        self.fresh()
+        # a file: deny entries, named user and group, numeric ids
+        self.mkfile("f", owner=1001)
+        text = ("A::OWNER@:rwatTnNcCoy,D::1002:wa,A::1002:rtncy,A:g:2000:rxtncy,"
+                "A:g:GROUP@:rtncy,A::EVERYONE@:rtncy")
+        self.round_trip(row, "f", "a file", text)
+        # owner rw (OWNER@, EVERYONE@), x too: the owner may be in group 2000;
+        # group class r-x (2000, GROUP@); other r (EVERYONE@)
+        mode = os.lstat(self.p("f")).st_mode & 0o777
+        self.r.check(row, "the file mode shows the acl's upper bounds (0754)", mode == 0o754,
+                     f"mode {mode:o}")
+
+        # a directory: inheritance flags, inherit-only, a deny
+        self.mkdir("d", owner=1001)
+        text = ("A:fd:OWNER@:rwaDdxtTnNcCoy,D:fdi:1003:wa,A:fd:1002:rwaDxtncy,"
+                "A:fdi:1003:rxtncy,A::EVERYONE@:rxtncy")
+        self.round_trip(row, "d", "a directory", text)
+        # inheritance over NFS, compared with a local create by the same user
+        for where, name in (("nfs", "n"), ("local", "l")):
+            got = self.op(where, "bob", "create", f"d/{name}file")
+            self.expect(row, f"bob creates d/{name}file ({where})", OK, got)
+            got = self.op(where, "bob", "mkdir", f"d/{name}dir")
+            self.expect(row, f"bob makes d/{name}dir ({where})", OK, got)
+        for kind in ("file", "dir"):
+            nrich, lrich = self.rich(f"d/n{kind}"), self.rich(f"d/l{kind}")
+            self.r.check(row, f"a {kind} created over NFS inherits what a local create inherits",
+                         nrich is not None and lrich is not None and nrich[2] == lrich[2],
+                         f"nfs {show(nrich[2]) if nrich else None}, "
+                         f"local {show(lrich[2]) if lrich else None}")
+            # the create mode masked the inherited acl: NFS shows it as
+            # getrichacl does, with the masks applied
+            raw, err = self.nfs_view(f"d/n{kind}")
+            want = self.getrichacl_view(f"d/n{kind}")
+            self.r.check(row, f"the inherited {kind} acl reads back over NFS as getrichacl "
+                         "shows it", raw == want,
+                         f"nfs {show(raw) if raw else err}, getrichacl {show(want)}")
+        inherited = self.rich("d/nfile")
+        eff = [(e[0], e[3]) for e in inherited[2] if not e[1] & F_IONLY] if inherited else []
+        self.r.check(row, "the new file's acl has bob's allow and carol's deny and allow as "
+                     "effective entries", (ALLOW, "1002") in eff and (DENY, "1003") in eff and
+                     (ALLOW, "1003") in eff, show(inherited[2]) if inherited else "no acl")
+
+        # a mode-only file and directory: the acl of the mode
+        for rel, mode, isdir, text in (
+                ("m640", 0o640, False, "A::OWNER@:rwa,A:g:GROUP@:r"),
+                ("m604", 0o604, False, "A::OWNER@:rwa,D:g:GROUP@:r,A::EVERYONE@:r"),
+                ("m755", 0o755, True, "A::OWNER@:rwaDx,A::EVERYONE@:rx")):
+            if isdir:
+                self.mkdir(rel)
+            else:
+                self.mkfile(rel)
+            subprocess.run([self.setrichacl, "--remove", self.p(rel)], check=True)
+            os.chmod(self.p(rel), mode)
+            got, err = self.getfacl(rel)
+            want = parse_nfs4_text(text)
+            self.r.check(row, f"a mode {mode:o} {'directory' if isdir else 'file'} without "
+                         f"an acl shows {text}", got == want,
+                         f"got {show(got) if got else err}")
+
+        # a name that maps to no id: kept, verbatim, and matches nobody
+        self.mkfile("u", owner=1001)
+        st = self.setfacl("u", "-s", "A::OWNER@:rwatTnNcCoy,A::S-1-5-21-1-2-3-4242:rtncy")
+        self.r.check(row, "an allow entry for a name without an id is accepted", st == OK, st)
+        rich = self.rich("u")
+        self.r.check(row, "it is stored as an unmapped identifier",
+                     rich is not None and ("S-1-5-21-1-2-3-4242" in [e[3] for e in rich[2]]),
+                     show(rich[2]) if rich else "no acl")
+        got, err = self.getfacl("u")
+        self.r.check(row, "and reads back verbatim over NFS",
+                     got is not None and "S-1-5-21-1-2-3-4242" in [e[3] for e in got],
+                     show(got) if got else err)
+        self.expect(row, "the unmapped entry grants carol nothing (read over NFS)", "DENIED",
+                    self.op("nfs", "carol", "read", "u"))
+
+        # the acl flags of the replaced acl stay
+        self.mkfile("ai", owner=1001)
+        self.setacl("ai", "flags:a owner@:rwpxcCoS::allow everyone@:r:a:allow")
+        st = self.setfacl("ai", "-a", "A::1002:r")
+        self.r.check(row, "nfs4_setfacl -a on an auto-inherited acl", st == OK, st)
+        rich = self.rich("ai")
+        self.r.check(row, "the auto_inherit flag stays, the new entry is there",
+                     rich is not None and rich[0] & 0x1 and
+                     (ALLOW, 0, 0x1, "1002") in rich[2], show(rich[2]) if rich else "no acl")
+
+    def n_en(self):
+        row = "N-EN"
+        X = "everyone@:x::allow"
+
+        def dir_with(acl):
+            def fx():
+                self.mkdir("e", acl=acl)
+            return fx
+
+        def dir_file(dacl, facl, owner=0):
+            def fx():
+                self.mkdir("e", acl=dacl)
+                self.mkfile("e/f", acl=facl, owner=owner)
+            return fx
+
+        self.case(row, "add_file without add_subdirectory: create", "alice",
+                  dir_with(f"user:alice:wx::allow {X}"), "create", "e/new", OK, OK)
+        self.case(row, "add_file without add_subdirectory: mkdir", "alice",
+                  dir_with(f"user:alice:wx::allow {X}"), "mkdir", "e/new", "DENIED", "DENIED")
+        self.case(row, "add_subdirectory without add_file: mkdir", "alice",
+                  dir_with(f"user:alice:px::allow {X}"), "mkdir", "e/new", OK, OK)
+        self.case(row, "add_subdirectory without add_file: create", "alice",
+                  dir_with(f"user:alice:px::allow {X}"), "create", "e/new", "DENIED", "DENIED")
+        self.case(row, "delete through the file's delete, no write on the directory", "bob",
+                  dir_file(X, "user:bob:D::allow"), "unlink", "e/f", OK, OK)
+        self.case(row, "no delete anywhere", "bob",
+                  dir_file(f"user:bob:rwpx::allow {X}", "everyone@:r::allow"), "unlink", "e/f",
+                  "DENIED", "DENIED")
+        self.case(row, "delete through the directory's delete_child", "bob",
+                  dir_file(f"user:bob:dx::allow {X}", "everyone@:r::allow"), "unlink", "e/f",
+                  OK, OK)
+        self.case(row, "rename needs delete and add_file", "bob",
+                  dir_file(f"user:bob:wx::allow {X}", "user:bob:D::allow"), "rename", "e/f",
+                  OK, OK, arg="e/g")
+        self.case(row, "rename without add_file", "bob",
+                  dir_file(f"user:bob:x::allow {X}", "user:bob:D::allow"), "rename", "e/f",
+                  "DENIED", "DENIED", arg="e/g")
+        self.case(row, "write_data", "bob",
+                  dir_file(X, "user:bob:rw::allow"), "write", "e/f", OK, OK)
+        # NFS has no append-only open: the server must refuse the write it
+        # cannot limit to appending; locally the O_APPEND open is allowed
+        self.case(row, "append_data only: a write open", "bob",
+                  dir_file(X, "user:bob:rp::allow"), "write", "e/f", "DENIED", "DENIED")
+        self.case(row, "append_data only: an O_APPEND open (NFS cannot append only)", "bob",
+                  dir_file(X, "user:bob:rp::allow"), "append", "e/f", "DENIED", OK)
+        # no owner override: owner@ without write binds the owner
+        self.case(row, "the owner whose owner@ entry does not grant write", "alice",
+                  dir_file(X, "owner@:rcCoS::allow everyone@:r::allow", owner=1001), "write",
+                  "e/f", "DENIED", "DENIED")
+        self.case(row, "the owner denied write by an entry for his uid", "alice",
+                  dir_file(X, "user:alice:w::deny owner@:rwpcCoS::allow", owner=1001), "write",
+                  "e/f", "DENIED", "DENIED")
+        # no read for execute-only files
+        self.case(row, "execute without read_data: a read", "bob",
+                  dir_file(X, "everyone@:x::allow"), "read", "e/f", "DENIED", "DENIED")
+        self.case(row, "list_directory refused", "bob",
+                  dir_with(f"user:bob:r::deny {X} everyone@:r::allow"), "list", "e", "DENIED",
+                  "DENIED")
+        self.case(row, "chmod through write_acl by a non-owner", "bob",
+                  dir_file(X, "user:bob:rC::allow owner@:rwpcCoS::allow"), "chmod", "e/f", OK,
+                  OK, arg=0o640)
+        self.case(row, "chmod without write_acl", "bob",
+                  dir_file(X, "user:bob:rw::allow owner@:rwpcCoS::allow"), "chmod", "e/f",
+                  "DENIED", "DENIED", arg=0o640)
+
+        # the creator of a read-only file writes it through the creating open
+        def create_ro(where):
+            p = self.path(where, "e/ro")
+
+            def fn():
+                fd = os.open(p, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o444)
+                try:
+                    os.write(fd, b"creator\n")
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+            return self.local("alice", fn)
+
+        for where in ("nfs", "local"):
+            self.fresh()
+            self.mkdir("e", acl=f"user:alice:wx::allow {X}")
+            got = create_ro(where)
+            self.expect(row, f"alice creates a 0444 file and writes it through that open "
+                        f"({where})", OK, got)
+            self.r.check(row, f"its content is there ({where})", self.content("e/ro") ==
+                         b"creator\n", repr(self.content("e/ro")))
+        self.expect(row, "a later write open of that 0444 file by alice (nfs)", "DENIED",
+                    self.op("nfs", "alice", "write", "e/ro"))
+
+        # an owner's open keeps the access it was granted
+        for where in ("nfs", "local"):
+            self.fresh()
+            self.mkdir("e", acl=X)
+            self.mkfile("e/f", acl="owner@:rwpcCoS::allow", owner=1001)
+            p = self.path(where, "e/f")
+            rel = "e/f"
+
+            def fn(p=p, rel=rel):
+                fd = os.open(p, os.O_WRONLY)
+                try:
+                    os.write(fd, b"1")
+                    os.fsync(fd)
+                    # alice takes her own write access away, then writes on
+                    subprocess.run([self.setrichacl, "--set", "owner@:rcCoS::allow",
+                                    self.p(rel)], check=True, capture_output=True)
+                    os.write(fd, b"2")
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+            got = self.local("alice", fn)
+            self.expect(row, f"alice keeps writing through her open after removing her "
+                        f"write access ({where})", OK, got)
+        self.expect(row, "a new write open by alice after that (nfs)", "DENIED",
+                    self.op("nfs", "alice", "write", "e/f"))
+
+        # acl changes over NFS need write_acl (or ownership)
+        self.fresh()
+        self.mkdir("e", acl=X)
+        self.mkfile("e/f", acl="user:bob:rw::allow owner@:rwpcCoS::allow", owner=1001)
+        before = self.stored("e/f")
+        got = self.setfacl("e/f", "-a", "A::1002:rwaDxtTnNcCoy", user="bob")
+        self.expect(row, "bob without write_acl sets an acl over NFS", "DENIED", got)
+        self.r.check(row, "state: the acl is unchanged", self.stored("e/f") == before,
+                     "it changed")
+        self.setacl("e/f", "user:bob:rwC::allow owner@:rwpcCoS::allow")
+        got = self.setfacl("e/f", "-a", "A::1003:r", user="bob")
+        self.expect(row, "bob with write_acl sets an acl over NFS", OK, got)
+        rich = self.rich("e/f")
+        self.r.check(row, "state: carol's entry is stored",
+                     rich is not None and (ALLOW, 0, 0x1, "1003") in rich[2],
+                     show(rich[2]) if rich else "no acl")
+
+    def n_io(self):
+        row = "N-IO"
+        self.fresh()
+        self.mkfile("s", owner=1001, acl="owner@:rwpxcCoS::allow")
+        st = self.smb_add_ace("alice", self.smbrel("s"), self.sids["bob"],
+                              run.FILE_GENERIC_READ)
+        self.r.check(row, "alice adds an allow ACE for bob over SMB", st == SMB_OK, st)
+        rich = self.rich("s")
+        raw, err = self.nfs_view("s")
+        self.r.check(row, "NFS shows exactly the entries the kernel stores after the SMB write",
+                     rich is not None and raw == rich[2],
+                     f"nfs {show(raw) if raw else err}, stored {show(rich[2]) if rich else None}")
+        self.r.check(row, "NFS shows bob's entry with read_data",
+                     raw is not None and any(e[3] == "1002" and e[0] == ALLOW and e[2] & 0x1
+                                             for e in raw), show(raw) if raw else err)
+        self.expect(row, "bob reads over NFS what SMB granted him", OK,
+                    self.op("nfs", "bob", "read", "s"))
+
+        st = self.setfacl("s", "-a", "A::1003:rwatTnNcy")
+        self.r.check(row, "nfs4_setfacl adds an entry for carol", st == OK, st)
+        st, sd = self.smb_get_sd("alice", self.smbrel("s"))
+        aces = [(str(a.trustee), a.type, a.access_mask)
+                for a in (sd.dacl.aces if sd is not None and sd.dacl else [])]
+        carol = [a for a in aces if a[0] == self.sids["carol"]]
+        self.r.check(row, "the SMB descriptor shows carol's ACE, allowed, with read and write",
+                     st == SMB_OK and len(carol) == 1 and carol[0][1] == 0 and
+                     carol[0][2] & 0x3 == 0x3, f"{st} {aces}")
+        bob = [a for a in aces if a[0] == self.sids["bob"]]
+        self.r.check(row, "and still bob's", len(bob) == 1, f"{aces}")
+        got = self.smb_read("carol", self.smbrel("s"))[0]
+        self.r.check(row, "carol reads over SMB what NFS granted her", got == SMB_OK, got)
+
+    def n_host(self):
+        row = "N-HOST"
+        self.fresh()
+        self.mkfile("h", owner=1001, acl="owner@:rwpxcCoS::allow everyone@:r::allow")
+        good = [(ALLOW, 0, 0x1, "OWNER@")]
+        cases = [
+            ("an audit entry", encode_nfs4([(2, 0, 0x1, "OWNER@")])),
+            ("an alarm entry", encode_nfs4([(3, 0, 0x1, "OWNER@")])),
+            ("an undefined entry type", encode_nfs4([(7, 0, 0x1, "OWNER@")])),
+            ("the successful-access audit flag", encode_nfs4([(ALLOW, 0x10, 0x1, "OWNER@")])),
+            ("the failed-access audit flag", encode_nfs4([(DENY, 0x20, 0x1, "OWNER@")])),
+            ("an undefined entry flag", encode_nfs4([(ALLOW, 0x100, 0x1, "OWNER@")])),
+            ("an undefined permission bit", encode_nfs4([(ALLOW, 0, 0x80000001, "OWNER@")])),
+            ("a deny entry for a name without an id",
+             encode_nfs4(good + [(DENY, 0, 0x1, "nobody-here@example.org")])),
+            ("a name with a NUL byte", encode_nfs4(good + [(ALLOW, 0, 0x1, b"ab\0cd")])),
+            ("an empty name", encode_nfs4(good + [(ALLOW, 0, 0x1, "")])),
+            ("a count larger than the entries", encode_nfs4(good, count=1000)),
+            ("a truncated entry", encode_nfs4(good)[:-4]),
+            ("6000 entries (more than system.richacl holds)",
+             encode_nfs4([(ALLOW, 0, 0x1, "1002")] * 6000)),
+            ("unmapped names too long for system.richacl",
+             encode_nfs4([(ALLOW, 0, 0x1, "u" * 1000 + str(i)) for i in range(70)])),
+        ]
+        for desc, blob in cases:
+            before = self.stored("h")
+            try:
+                os.setxattr(self.n("h"), NFS4_XATTR, blob)
+                got = OK
+            except OSError as e:
+                got = errno.errorcode.get(e.errno, str(e.errno))
+            self.r.check(row, f"{desc}: refused", got != OK, "the write succeeded")
+            self.r.check(row, f"{desc}: acl and mode unchanged", self.stored("h") == before,
+                         "they changed")
+        raw, err = self.nfs_view("h")
+        self.r.check(row, "the acl still reads back", raw is not None, err or "")
+        new = self.dmesg()[len(self.dmesg_before):]
+        trouble = [line for line in new.splitlines() if KERNEL_TROUBLE.search(line)]
+        self.r.check(row, "no oops, BUG or warning in the kernel log", not trouble,
+                     "; ".join(trouble[:5]))
+
+    def getrichacl_view(self, rel):
+        """Entries of `getrichacl --full` (masks applied by the user-space
+        library) in the form of the NFS view."""
+        text = self.acltext(rel, "--full", "--unaligned", "--numeric-ids")
+        entries = []
+        for line in text.splitlines()[1:]:
+            line = line.strip()
+            if not line or line.startswith("flags:"):
+                continue
+            who, perms, flags, kind = line.rsplit(":", 3)
+            mask = 0
+            for c in perms.replace("-", ""):
+                mask |= RICH_PERMS[c]
+            fl = 0
+            for c in flags:
+                fl |= RICH_FLAGS[c]
+            if who in ("owner@", "group@", "everyone@"):
+                if who == "group@":
+                    fl |= F_GROUP
+                who = who.upper()
+            elif who.startswith("group:"):
+                fl |= F_GROUP
+                who = who[len("group:"):]
+            else:
+                who = who[len("user:"):]
+            entries.append(({"allow": ALLOW, "deny": DENY}[kind], fl & 0xff, mask, who))
+        return entries
+
+    def n_mask(self):
+        row = "N-MASK"
+        cases = [
+            ("k1", False, "owner@:rwpcCoS::allow user:1002:r::allow group@:r::allow "
+             "everyone@:r::allow", 0o600),
+            ("k2", False, "user:1002:rwp::allow group:2000:rx::allow everyone@:r::allow", 0o640),
+            ("k3", False, "user:1003:w::deny everyone@:rwp::allow", 0o604),
+            ("k4", False, "owner@:r::allow user:1001:rwp::allow group@:rwp::allow "
+             "everyone@:rw::allow", 0o460),
+            ("k5", True, "user:1002:rwpxd:fd:allow everyone@:rx:fd:allow", 0o750),
+            ("k6", True, "user:1002:w:fdi:deny group:2000:rwpxd:fd:allow owner@:rwpxd::allow "
+             "everyone@:rx::allow", 0o711),
+            ("k7", False, "flags:mw owner:rw::mask group:r::mask other:r::mask "
+             "user:1002:rwx::allow everyone@:r::allow", None),
+            ("k8", False, "user:S-1-5-21-9-9-9-1000:rwp:u:allow everyone@:rw::allow", 0o644),
+        ]
+        self.fresh()
+        for rel, isdir, acl, mode in cases:
+            try:
+                if isdir:
+                    self.mkdir(rel, acl=acl, owner=1001)
+                else:
+                    self.mkfile(rel, acl=acl, owner=1001)
+            except SetupError as e:
+                self.r.fail(row, f"{rel}: setup", str(e))
+                continue
+            if mode is not None:
+                os.chmod(self.p(rel), mode)
+            rich = self.rich(rel)
+            if not (rich and rich[0] & RICH_MASKED):
+                self.r.fail(row, f"{rel}: setup", f"not a masked acl: {self.acltext(rel, '--raw')}")
+                continue
+            before = self.stored(rel)
+            raw, err = self.nfs_view(rel)
+            want = self.getrichacl_view(rel)
+            self.r.check(row, f"{rel} ({acl}{f', chmod {mode:o}' if mode else ''}): NFS shows "
+                         "the acl without masks that getrichacl shows", raw == want,
+                         f"nfs {show(raw) if raw else err}; getrichacl {show(want)}")
+            self.r.check(row, f"{rel}: state unchanged by the read", self.stored(rel) == before,
+                         "it changed")
+        # what the mask takes away is refused over NFS as locally
+        self.expect(row, "the group member bob is refused the read that chmod 600 took away "
+                    "(nfs)", "DENIED", self.op("nfs", "bob", "read", "k1"))
+        self.expect(row, "the same read locally", "DENIED", self.op("local", "bob", "read", "k1"))
+        # setting the shown acl back grants the same
+        raw, err = self.nfs_view("k2")
+        before_access = {u: self.op("local", u, "read", "k2") for u in ("bob", "carol")}
+        if raw is not None:
+            try:
+                os.setxattr(self.n("k2"), NFS4_XATTR, encode_nfs4(raw))
+                got = OK
+            except OSError as e:
+                got = errno.errorcode.get(e.errno, str(e.errno))
+            self.expect(row, "k2: the acl shown over NFS is set back", OK, got)
+            after = {u: self.op("local", u, "read", "k2") for u in ("bob", "carol")}
+            self.r.check(row, "k2: it grants bob and carol what they had", after == before_access,
+                         f"before {before_access}, after {after}")
+
+    def run_rows(self, only):
+        for rid in self.ROWS:
+            if only and rid not in only:
+                continue
+            try:
+                getattr(self, rid.lower().replace("-", "_"))()
+            except SetupError as e:
+                self.r.fail(rid, "setup", str(e))
+        if os.path.lexists(self.root):
+            shutil.rmtree(self.root)
+        print(f"{self.r.passed} passed, {self.r.failed} failed", flush=True)
+        return self.r.failed == 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--state", required=True, help="testenv/smb/server.sh state directory")
+    ap.add_argument("--path", required=True, help="the exported directory (the [richacl] share)")
+    ap.add_argument("--mount", required=True, help="where the export is mounted over NFS")
+    ap.add_argument("--tools", default="/usr/bin")
+    ap.add_argument("--only", nargs="*", default=[])
+    args = ap.parse_args()
+    sys.exit(0 if Nfs(args).run_rows(args.only) else 1)
+
+
+if __name__ == "__main__":
+    main()
