@@ -33,6 +33,14 @@ directory.  Everything happens below the subdirectory nfs-t.
           deny entries for names without an id, names with a NUL byte, empty
           names, truncated and oversized acls): an error, the acl and mode
           on the server unchanged, and no oops or warning in the kernel log.
+  N-STATE compounds from a raw NFSv4.0 client (nfs4raw.py): an owner's
+          write-only open does not read, not even after another user's
+          OPEN left a readable file behind; another user's stateid and the
+          special stateids carry no access; the creator writes through the
+          creating OPEN, whatever acl it set, and reads nothing through it;
+          an OPEN that finds an existing file sets no acl; a SETATTR whose
+          acl is refused (unmapped deny, no write_acl) does not truncate; an
+          acl the file system cannot hold is not reported as set.
   N-MASK  an acl whose file masks take something away (after chmod, or with
           write-through) is shown over NFS as the acl without masks that
           grants the same: exactly the entries that getrichacl (the user-space
@@ -60,6 +68,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "smb"))
 
+import nfs4raw  # noqa: E402
 import run  # noqa: E402
 from run import SetupError  # noqa: E402
 
@@ -168,7 +177,7 @@ def show(entries):
 # ------------------------------------------------------------------ the suite
 
 class Nfs(run.Suite):
-    ROWS = ["N-RT", "N-EN", "N-IO", "N-HOST", "N-MASK"]
+    ROWS = ["N-RT", "N-EN", "N-IO", "N-HOST", "N-MASK", "N-STATE"]
 
     def __init__(self, args):
         args.share = "richacl"
@@ -701,6 +710,134 @@ class Nfs(run.Suite):
             after = {u: self.op("local", u, "read", "k2") for u in ("bob", "carol")}
             self.r.check(row, "k2: it grants bob and carol what they had", after == before_access,
                          f"before {before_access}, after {after}")
+
+    def n_state(self):
+        """Stateids and compounds the kernel's client never sends
+        (nfs4raw.py): the attacks on patch 42's NFSD_MAY_OPENED and on
+        SETATTR with an acl."""
+        row = "N-STATE"
+        R = nfs4raw
+        self.fresh()
+        self.mkdir("st", acl="everyone@:rwpxaRcS::allow")
+        c = R.Client(1002)
+        c.setclientid()
+        dfh = c.getfh(f"/{SUB}/st")
+
+        def file(name, acl, content=b"secret\n"):
+            self.mkfile(f"st/{name}", content=content, acl=acl, owner=1001)
+            return c.getfh(f"/{SUB}/st/{name}")
+
+        def expect_nfs(desc, want, got):
+            return self.r.check(row, f"{desc} -> {want}", got == want, f"got {got}")
+
+        # a write-only open of the owner does not read once another user's
+        # OPEN left a readable file behind
+        fh = file("f1", "owner@:wp::allow user:1002:r::allow")
+        self.expect(row, "alice, owner, reads f1 locally (her acl grants write only)", "DENIED",
+                    self.op("local", "alice", "read", "st/f1"))
+        c.setuid(1001)
+        st, sid_a, _, _ = c.open(dfh, "f1", R.SHARE_WRITE)
+        expect_nfs("alice OPENs f1 for writing", R.NFS4_OK, st)
+        c.setuid(1002)
+        st, sid_b, _, _ = c.open(dfh, "f1", R.SHARE_READ)
+        expect_nfs("bob OPENs f1 for reading", R.NFS4_OK, st)
+        c.setuid(1001)
+        expect_nfs("alice READs f1 with her write-only stateid", R.NFS4ERR_ACCESS,
+                   c.read(fh, sid_a)[0])
+        expect_nfs("alice READs f1 with bob's read stateid", R.NFS4ERR_ACCESS,
+                   c.read(fh, sid_b)[0])
+        expect_nfs("alice READs f1 with the anonymous stateid", R.NFS4ERR_ACCESS,
+                   c.read(fh, R.ANONYMOUS_STATEID)[0])
+        expect_nfs("alice READs f1 with the bypass stateid", R.NFS4ERR_ACCESS,
+                   c.read(fh, R.BYPASS_STATEID)[0])
+
+        # the creator writes through the creating OPEN, and reads nothing
+        # with it, whatever the acl she set grants
+        c.setuid(1001)
+        st, sid_c, fh2, _ = c.open(dfh, "f2", R.SHARE_WRITE, create=True, attrs={
+            R.ATTR_ACL: R.acl_attr([(ALLOW, 0, 0x1, "1002")])})
+        expect_nfs("alice creates f2 with an acl that grants only bob read", R.NFS4_OK, st)
+        expect_nfs("alice writes f2 through the creating OPEN", R.NFS4_OK,
+                   c.write(fh2, sid_c, b"data") if st == R.NFS4_OK else st)
+        self.r.check(row, "state: f2 holds the data", self.content("st/f2") == b"data",
+                     repr(self.content("st/f2")))
+        rich = self.rich("st/f2")
+        self.r.check(row, "state: f2 has the acl sent with the OPEN",
+                     rich is not None and (ALLOW, 0, 0x1, "1002") in rich[2],
+                     show(rich[2]) if rich else "no acl")
+        if st == R.NFS4_OK:
+            expect_nfs("alice READs f2 with the write-only creating stateid", R.NFS4ERR_ACCESS,
+                       c.read(fh2, sid_c)[0])
+            c.setuid(1002)
+            c.open(dfh, "f2", R.SHARE_READ)
+            c.setuid(1001)
+            expect_nfs("... also after bob opened f2 for reading", R.NFS4ERR_ACCESS,
+                       c.read(fh2, sid_c)[0])
+
+        # another user's stateid does not carry his access to the owner
+        fh3 = file("f3", "owner@:r::allow user:1002:rw::allow", b"orig\n")
+        c.setuid(1002)
+        st, sid_b3, _, _ = c.open(dfh, "f3", R.SHARE_BOTH)
+        expect_nfs("bob OPENs f3 for reading and writing", R.NFS4_OK, st)
+        c.setuid(1001)
+        expect_nfs("alice, owner without write, WRITEs f3 with bob's stateid", R.NFS4ERR_ACCESS,
+                   c.write(fh3, sid_b3, b"PWND"))
+        self.r.check(row, "state: f3 is unchanged", self.content("st/f3") == b"orig\n",
+                     repr(self.content("st/f3")))
+        st, sid_a3, _, _ = c.open(dfh, "f3", R.SHARE_READ)
+        expect_nfs("alice OPENs f3 for reading", R.NFS4_OK, st)
+        expect_nfs("alice WRITEs f3 with her read-only stateid", R.NFS4ERR_OPENMODE,
+                   c.write(fh3, sid_a3, b"PWND"))
+
+        # an OPEN that finds the file creates nothing and sets no acl
+        before = self.stored("st/f3")
+        c.setuid(1002)
+        c.open(dfh, "f3", R.SHARE_READ, create=True, attrs={
+            R.ATTR_ACL: R.acl_attr([(ALLOW, 0, 0x1f01ff, "EVERYONE@")])})
+        self.r.check(row, "state: bob's OPEN with create of the existing f3 left its acl alone",
+                     self.stored("st/f3") == before, "it changed")
+
+        # SETATTR of the size with an acl that is refused changes nothing
+        fh4 = file("f4", "owner@:rwpcCoS::allow user:1002:rw::allow", b"0123456789")
+        c.setuid(1001)
+        expect_nfs("alice SETATTRs size 0 with an acl that denies an unmapped name",
+                   R.NFS4ERR_BADOWNER, c.setattr(fh4, {
+                       R.ATTR_SIZE: R.size_attr(0),
+                       R.ATTR_ACL: R.acl_attr([(DENY, 0, 0x2, "no-such-user@example.org")])}))
+        self.r.check(row, "state: f4 keeps its 10 bytes", self.content("st/f4") == b"0123456789",
+                     repr(self.content("st/f4")))
+        c.setuid(1002)
+        expect_nfs("bob, who may write but not change the acl, SETATTRs size 2 with an acl",
+                   R.NFS4ERR_PERM, c.setattr(fh4, {
+                       R.ATTR_SIZE: R.size_attr(2),
+                       R.ATTR_ACL: R.acl_attr([(ALLOW, 0, 0x1f01ff, "EVERYONE@")])}))
+        rich = self.rich("st/f4")
+        self.r.check(row, "state: f4 keeps its 10 bytes and its acl",
+                     self.content("st/f4") == b"0123456789" and rich is not None and
+                     (ALLOW, 0, 0x1f01ff, "EVERYONE@") not in rich[2],
+                     f"{self.content('st/f4')!r} {show(rich[2]) if rich else 'no acl'}")
+
+        # an acl that the file system cannot hold (ENOSPC) is not reported
+        # as set: the OPEN's attrset leaves it out, and SETATTR fails
+        big = [(ALLOW, 0, 0x1, "1001")] + [(ALLOW, 0, 0x1, str(20000 + i)) for i in range(400)]
+        c.setuid(1001)
+        st, _, _, attrset = c.open(dfh, "f5", R.SHARE_BOTH, create=True,
+                                   attrs={R.ATTR_ACL: R.acl_attr(big)})
+        rich = self.rich("st/f5")
+        self.r.check(row, "an OPEN that creates f5 with a 401-entry acl does not report the "
+                     "acl as set", st != R.NFS4_OK or not (attrset and attrset[0] & (1 << 12)),
+                     f"status {st}, attrset {attrset}")
+        self.r.check(row, "state: f5 does not have part of that acl",
+                     rich is None or not any(e[3] == "20000" for e in rich[2]),
+                     show(rich[2]) if rich else "")
+        fh6 = file("f6", "owner@:rwpcCoS::allow user:1002:r::allow")
+        got = c.setattr(fh6, {R.ATTR_ACL: R.acl_attr(big)})
+        self.r.check(row, "SETATTR of the 401-entry acl fails (NFS4ERR_NOSPC)",
+                     got == R.NFS4ERR_NOSPC, f"got {got}")
+        rich = self.rich("st/f6")
+        self.r.check(row, "state: f6 keeps its acl",
+                     rich is not None and not any(e[3] == "20000" for e in rich[2]),
+                     show(rich[2]) if rich else "no acl")
 
     def run_rows(self, only):
         for rid in self.ROWS:
