@@ -506,7 +506,7 @@ class Report:
         rows = []
         for line in lines:
             f = line.split()
-            if f[:1] == ['nfs'] and len(f) == 20:
+            if f[:1] == ['nfs'] and len(f) == 18:
                 rows.append((f[1], dict(zip(f[2::2], f[3::2]))))
         want = {'rich5': 5, 'rich50': 50}
         for label, v in rows:
