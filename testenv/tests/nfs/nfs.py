@@ -41,6 +41,10 @@ directory.  Everything happens below the subdirectory nfs-t.
           an OPEN that finds an existing file sets no acl; a SETATTR whose
           acl is refused (unmapped deny, no write_acl) does not truncate; an
           acl the file system cannot hold is not reported as set.
+  N-IDMAP names through knfsd's id mapping (rpc.idmapd, Domain localdomain,
+          for this row only): user@domain and group@domain are stored as
+          uid and gid and shown as names again; a name without an id is kept
+          in an allow entry and refused in a deny entry.
   N-MASK  an acl whose file masks take something away (after chmod, or with
           write-through) is shown over NFS as the acl without masks that
           grants the same: exactly the entries that getrichacl (the user-space
@@ -177,7 +181,7 @@ def show(entries):
 # ------------------------------------------------------------------ the suite
 
 class Nfs(run.Suite):
-    ROWS = ["N-RT", "N-EN", "N-IO", "N-HOST", "N-MASK", "N-STATE"]
+    ROWS = ["N-RT", "N-EN", "N-IO", "N-HOST", "N-MASK", "N-STATE", "N-IDMAP"]
 
     def __init__(self, args):
         args.share = "richacl"
@@ -838,6 +842,57 @@ class Nfs(run.Suite):
         self.r.check(row, "state: f6 keeps its acl",
                      rich is not None and not any(e[3] == "20000" for e in rich[2]),
                      show(rich[2]) if rich else "no acl")
+
+    def n_idmap(self):
+        """Names through knfsd's id mapping: rpc.idmapd (Domain localdomain)
+        and nfs4_disable_idmapping off for this row only."""
+        row = "N-IDMAP"
+        R = nfs4raw
+        param = "/sys/module/nfsd/parameters/nfs4_disable_idmapping"
+        with open("/etc/idmapd.conf", "w") as f:
+            f.write("[General]\nDomain = localdomain\n[Mapping]\nNobody-User = nobody\n"
+                    "Nobody-Group = nogroup\n")
+        idmapd = subprocess.Popen(["rpc.idmapd", "-f", "-S"], stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL)
+        try:
+            with open(param, "w") as f:
+                f.write("N")
+            self.fresh()
+            self.mkdir("id", acl="everyone@:rwpxaRcS::allow")
+            self.mkfile("id/f", acl="owner@:rwpcCoS::allow user:1003:r::allow", owner=1001)
+            c = R.Client(1001)
+            c.setclientid()
+            fh = c.getfh(f"/{SUB}/id/f")
+            acl = [(ALLOW, 0, 0x1f01ff, "OWNER@"), (ALLOW, 0, 0x1, "bob@localdomain"),
+                   (ALLOW, F_GROUP, 0x21, "staff@localdomain"),
+                   (ALLOW, 0, 0x1, "ghost@localdomain")]
+            got = c.setattr(fh, {R.ATTR_ACL: R.acl_attr(acl)})
+            self.r.check(row, "alice sets an acl naming bob@localdomain, staff@localdomain "
+                         "and ghost@localdomain (no such user)", got == R.NFS4_OK, f"got {got}")
+            rich = self.rich("id/f")
+            stored = rich[2] if rich else []
+            self.r.check(row, "state: bob is stored as uid 1002, staff as gid 2000, ghost "
+                         "as an unmapped identifier",
+                         (ALLOW, 0, 0x1, "1002") in stored and
+                         (ALLOW, F_GROUP, 0x21, "2000") in stored and
+                         (ALLOW, 0, 0x1, "ghost@localdomain") in stored, show(stored))
+            st, shown = c.getacl(fh)
+            self.r.check(row, "GETATTR shows the names again",
+                         st == R.NFS4_OK and shown == acl, f"{st} {shown}")
+            self.expect(row, "bob reads the file locally through his entry", OK,
+                        self.op("local", "bob", "read", "id/f"))
+            before = self.stored("id/f")
+            got = c.setattr(fh, {R.ATTR_ACL: R.acl_attr(acl + [(DENY, 0, 0x2,
+                                                                 "ghost@localdomain")])})
+            self.r.check(row, "a deny entry for ghost@localdomain is refused "
+                         "(NFS4ERR_BADOWNER)", got == R.NFS4ERR_BADOWNER, f"got {got}")
+            self.r.check(row, "state: the acl is unchanged", self.stored("id/f") == before,
+                         "it changed")
+        finally:
+            with open(param, "w") as f:
+                f.write("Y")
+            idmapd.terminate()
+            idmapd.wait()
 
     def run_rows(self, only):
         for rid in self.ROWS:

@@ -274,3 +274,17 @@ class Client:
         st, _ = self.call([(OP_PUTFH, fh_arg(fh)),
                            (OP_SETATTR, Enc().fixed(sid).fixed(fattr(attrs)).bytes())])
         return st
+
+    def getacl(self, fh):
+        """GETATTR of the acl: (status, [(type, flags, mask, who)])."""
+        st, d = self.call([(OP_PUTFH, fh_arg(fh)),
+                           (OP_GETATTR, Enc().u32(1).u32(1 << ATTR_ACL).bytes())])
+        if st:
+            return st, None
+        for _ in range(4):      # PUTFH and GETATTR: op, status
+            d.u32()
+        for _ in range(d.u32()):
+            d.u32()
+        a = Dec(d.opaque())
+        return NFS4_OK, [(a.u32(), a.u32(), a.u32(), a.opaque().decode())
+                         for _ in range(a.u32())]
