@@ -69,6 +69,8 @@ import shutil
 import struct
 import subprocess
 import sys
+import threading
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "smb"))
 
@@ -834,6 +836,7 @@ class Nfs(run.Suite):
         self.r.check(row, "state: f5 does not have part of that acl",
                      rich is None or not any(e[3] == "20000" for e in rich[2]),
                      show(rich[2]) if rich else "")
+        self.stateid_race(row, file, dfh)
         fh6 = file("f6", "owner@:rwpcCoS::allow user:1002:r::allow")
         got = c.setattr(fh6, {R.ATTR_ACL: R.acl_attr(big)})
         self.r.check(row, "SETATTR of the 401-entry acl fails (NFS4ERR_NOSPC)",
@@ -842,6 +845,60 @@ class Nfs(run.Suite):
         self.r.check(row, "state: f6 keeps its acl",
                      rich is not None and not any(e[3] == "20000" for e in rich[2]),
                      show(rich[2]) if rich else "no acl")
+
+    def stateid_race(self, row, file, dfh, seconds=8.0):
+        """Another fsuid's OPEN upgrade of a shared open owner's stateid
+        (here bob's truncating OPEN for writing, whose commit sleeps) must
+        not lend its write access to the owner alice while it runs: alice
+        WRITEs with the stateid from two connections all the time."""
+        R = nfs4raw
+        fh = file("race", "owner@:rcCoS::allow user:1002:rw::allow everyone@:r::allow",
+                  b"orig\n")
+        self.expect(row, "alice, owner, writes the race file locally (her acl: read only)",
+                    "DENIED", self.op("local", "alice", "write", "st/race"))
+        c = R.Client(1002)
+        c.setclientid()
+        st, _, _, _ = c.open(dfh, "race", R.SHARE_WRITE, owner="bob-keeps")
+        current, stop, results = [None], [False], []
+
+        def writer():
+            w = R.Client(1001)
+            w.clientid = c.clientid
+            while not stop[0]:
+                sid = current[0]
+                if sid is not None:
+                    results.append(w.write(fh, sid, b"ALICE!"))
+
+        threads = [threading.Thread(target=writer) for _ in range(2)]
+        for t in threads:
+            t.start()
+        rounds, t0 = 0, time.monotonic()
+        try:
+            while time.monotonic() - t0 < seconds:
+                c.setuid(1001)
+                st, sid, _, _ = c.open(dfh, "race", R.SHARE_READ, owner="shared")
+                if st:
+                    break
+                current[0] = sid
+                c.setuid(1002)
+                st, sid2, _, _ = c.open(dfh, "race", R.SHARE_WRITE, create=True,
+                                        attrs={R.ATTR_SIZE: R.size_attr(0)}, owner="shared")
+                current[0] = None
+                if st:
+                    break
+                c.close(fh, sid2, "shared")
+                rounds += 1
+        finally:
+            stop[0] = True
+            for t in threads:
+                t.join()
+        self.r.check(row, f"alice's WRITEs during {rounds} truncating upgrades of the shared "
+                     "stateid by bob all fail", rounds > 0 and R.NFS4_OK not in results,
+                     f"rounds {rounds}, statuses {sorted(set(results))}, "
+                     f"{results.count(R.NFS4_OK)} succeeded")
+        self.r.check(row, "state: alice's data never reached the file",
+                     b"ALICE" not in (self.content("st/race") or b""),
+                     repr(self.content("st/race")))
 
     def n_idmap(self):
         """Names through knfsd's id mapping: rpc.idmapd (Domain localdomain)

@@ -15,7 +15,7 @@ import socket
 import struct
 import time
 
-OP_ACCESS, OP_CLOSE, OP_GETATTR, OP_GETFH = 3, 4, 9, 10
+OP_CLOSE, OP_GETATTR, OP_GETFH = 4, 9, 10
 OP_LOOKUP, OP_OPEN, OP_OPEN_CONFIRM, OP_PUTFH = 15, 18, 20, 22
 OP_PUTROOTFH, OP_READ, OP_SETATTR, OP_SETCLIENTID = 24, 25, 34, 35
 OP_SETCLIENTID_CONFIRM, OP_WRITE = 36, 38
@@ -211,10 +211,11 @@ class Client:
         d.u32()
         return d.opaque()
 
-    def open(self, dirfh, name, access, create=False, attrs=None):
+    def open(self, dirfh, name, access, create=False, attrs=None, owner=None):
         """OPEN (UNCHECKED4 with attrs if create) as the current uid, with an
-        open owner per uid.  Returns (status, stateid, fh, attrset words)."""
-        owner = f"oo-{self.uid}"
+        open owner per uid unless owner names one.  Returns (status,
+        stateid, fh, attrset words)."""
+        owner = owner or f"oo-{self.uid}"
         seq = self.seq.get(owner, 0)
         a = Enc().u32(seq).u32(access).u32(0).u64(self.clientid).opaque(owner)
         if create:
@@ -288,3 +289,9 @@ class Client:
         a = Dec(d.opaque())
         return NFS4_OK, [(a.u32(), a.u32(), a.u32(), a.opaque().decode())
                          for _ in range(a.u32())]
+
+    def close(self, fh, sid, owner):
+        seq = self.seq.get(owner, 0)
+        st, _ = self.call([(OP_PUTFH, fh_arg(fh)), (OP_CLOSE, Enc().u32(seq).fixed(sid).bytes())])
+        self.seq[owner] = seq + 1
+        return st
