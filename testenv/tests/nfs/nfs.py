@@ -270,7 +270,9 @@ class Nfs(run.Suite):
         """Run one operation as user; "OK" or the errno name."""
         p = self.path(where, rel)
 
-        def create():
+        def create(umask=None):
+            if umask is not None:
+                os.umask(umask)
             fd = os.open(p, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
             os.close(fd)
 
@@ -284,6 +286,7 @@ class Nfs(run.Suite):
 
         fns = {
             "create": create,
+            "create-umask077": lambda: create(0o077),
             "mkdir": lambda: os.mkdir(p, 0o755),
             "unlink": lambda: os.unlink(p),
             "rmdir": lambda: os.rmdir(p),
@@ -378,6 +381,22 @@ class Nfs(run.Suite):
             self.r.check(row, f"the inherited {kind} acl reads back over NFS as getrichacl "
                          "shows it", raw == want,
                          f"nfs {show(raw) if raw else err}, getrichacl {show(want)}")
+        # the umask: applied when nothing is inherited (mode 0600), left to
+        # the inherited acl otherwise; NFSv4.2 sends it with the create
+        self.mkdir("u0", acl="everyone@:rwpxaRcS::allow")
+        for where, name in (("nfs", "n"), ("local", "l")):
+            self.expect(row, f"bob creates a file with umask 077 where nothing is inherited "
+                        f"({where})", OK, self.op(where, "bob", "create-umask077",
+                                                  f"u0/{name}"))
+            self.expect(row, f"bob creates a file with umask 077 in the inheriting d ({where})",
+                        OK, self.op(where, "bob", "create-umask077", f"d/{name}umask"))
+        modes = [os.lstat(self.p(f"u0/{n}")).st_mode & 0o777 for n in ("n", "l")]
+        self.r.check(row, "without inheritance the umask gives mode 0600 over NFS and locally",
+                     modes == [0o600, 0o600], f"modes {[oct(m) for m in modes]}")
+        nu, lu = self.rich("d/numask"), self.rich("d/lumask")
+        self.r.check(row, "with inheritance the new file has the same acl and masks over NFS "
+                     "as locally", nu is not None and nu == lu,
+                     f"nfs {nu}, local {lu}")
         inherited = self.rich("d/nfile")
         eff = [(e[0], e[3]) for e in inherited[2] if not e[1] & F_IONLY] if inherited else []
         self.r.check(row, "the new file's acl has bob's allow and carol's deny and allow as "
