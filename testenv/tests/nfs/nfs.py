@@ -628,9 +628,11 @@ class Nfs(run.Suite):
             ("an empty name", encode_nfs4(good + [(ALLOW, 0, 0x1, "")])),
             ("a count larger than the entries", encode_nfs4(good, count=1000)),
             ("a truncated entry", encode_nfs4(good)[:-4]),
-            ("6000 entries (more than system.richacl holds)",
+            # the client's setxattr refuses these two (64 KiB); N-STATE sends
+            # them to knfsd with the raw client
+            ("6000 entries (refused by the client's setxattr)",
              encode_nfs4([(ALLOW, 0, 0x1, "1002")] * 6000)),
-            ("unmapped names too long for system.richacl",
+            ("unmapped names over 64 KiB (refused by the client's setxattr)",
              encode_nfs4([(ALLOW, 0, 0x1, "u" * 1000 + str(i)) for i in range(70)])),
         ]
         for desc, blob in cases:
@@ -856,6 +858,20 @@ class Nfs(run.Suite):
                      rich is None or not any(e[3] == "20000" for e in rich[2]),
                      show(rich[2]) if rich else "")
         self.stateid_race(row, file, dfh)
+
+        # acls larger than system.richacl can hold, sent to knfsd itself
+        fh7 = file("f7", "owner@:rwpcCoS::allow user:1002:r::allow")
+        for desc, aces in (
+                ("5461 entries (system.richacl holds 5460)",
+                 [(ALLOW, 0, 0x1, "OWNER@")] * 5461),
+                ("100 names without an id, 70,000 bytes of names (system.richacl "
+                 "holds 65,535)", [(ALLOW, 0, 0x1, f"{i:03d}" + "n" * 697) for i in range(100)])):
+            before = self.stored("st/f7")
+            got = c.setattr(fh7, {R.ATTR_ACL: R.acl_attr(aces)})
+            self.r.check(row, f"SETATTR of an acl of {desc}: NFS4ERR_FBIG",
+                         got == R.NFS4ERR_FBIG, f"got {got}")
+            self.r.check(row, f"state: {desc}: acl and mode unchanged",
+                         self.stored("st/f7") == before, "they changed")
         fh6 = file("f6", "owner@:rwpcCoS::allow user:1002:r::allow")
         got = c.setattr(fh6, {R.ATTR_ACL: R.acl_attr(big)})
         self.r.check(row, "SETATTR of the 401-entry acl fails (NFS4ERR_NOSPC)",
