@@ -41,6 +41,8 @@ directory.  Everything happens below the subdirectory nfs-t.
           an OPEN that finds an existing file sets no acl; a SETATTR whose
           acl is refused (unmapped deny, no write_acl) does not truncate; an
           acl the file system cannot hold is not reported as set.
+  N-POSIX a tmpfs with POSIX acls exported below: NFSv4 acls still become
+          POSIX acls there, and names without an id are refused there.
   N-IDMAP names through knfsd's id mapping (rpc.idmapd, Domain localdomain,
           for this row only): user@domain and group@domain are stored as
           uid and gid and shown as names again; a name without an id is kept
@@ -183,7 +185,7 @@ def show(entries):
 # ------------------------------------------------------------------ the suite
 
 class Nfs(run.Suite):
-    ROWS = ["N-RT", "N-EN", "N-IO", "N-HOST", "N-MASK", "N-STATE", "N-IDMAP"]
+    ROWS = ["N-RT", "N-EN", "N-IO", "N-HOST", "N-MASK", "N-STATE", "N-POSIX", "N-IDMAP"]
 
     def __init__(self, args):
         args.share = "richacl"
@@ -934,6 +936,49 @@ class Nfs(run.Suite):
         self.r.check(row, "state: alice's data never reached the file",
                      b"ALICE" not in (self.content("st/race") or b""),
                      repr(self.content("st/race")))
+
+    def n_posix(self):
+        """A file system with POSIX acls (tmpfs) exported below the richacl
+        one: knfsd converts NFSv4 acls to POSIX acls there as before, and
+        names without an id are refused there (NFS4ERR_BADOWNER)."""
+        row = "N-POSIX"
+        self.fresh()
+        local = self.p("px")
+        os.mkdir(local)
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=0755", "tmpfs", local], check=True)
+        export = ["127.0.0.1:" + local]
+        try:
+            res = subprocess.run(["exportfs", "-o", "rw,sync,no_subtree_check,no_root_squash,"
+                                  "fsid=77,sec=sys", *export], capture_output=True, text=True)
+            if res.returncode:
+                raise SetupError(f"exportfs {local}: {res.stderr.strip()}")
+            with open(os.path.join(local, "f"), "w") as f:
+                f.write("posix\n")
+            os.chmod(os.path.join(local, "f"), 0o640)
+            st = self.setfacl("px/f", "-a", "A::1002:rtncy")
+            self.r.check(row, "nfs4_setfacl adds an entry for bob on the POSIX acl file system",
+                         st == OK, st)
+            out = subprocess.run(["getfacl", "-cn", os.path.join(local, "f")],
+                                 capture_output=True, text=True).stdout
+            self.r.check(row, "state: the file has the POSIX acl entry user:1002:r--",
+                         "user:1002:r--" in out, out.strip())
+            before = subprocess.run(["getfacl", "-cn", os.path.join(local, "f")],
+                                    capture_output=True, text=True).stdout
+            try:
+                os.setxattr(self.n("px/f"), NFS4_XATTR, encode_nfs4(
+                    [(ALLOW, 0, 0x7, "OWNER@"), (ALLOW, 0, 0x1, "no-such-user@example.org")]))
+                got = OK
+            except OSError as e:
+                got = errno.errorcode.get(e.errno, str(e.errno))
+            self.r.check(row, "an allow entry for a name without an id is refused there "
+                         "(only richacls keep such names)", got != OK, "the write succeeded")
+            after = subprocess.run(["getfacl", "-cn", os.path.join(local, "f")],
+                                   capture_output=True, text=True).stdout
+            self.r.check(row, "state: the POSIX acl is unchanged", after == before,
+                         f"{before.strip()} -> {after.strip()}")
+        finally:
+            subprocess.run(["exportfs", "-u", *export], capture_output=True)
+            subprocess.run(["umount", "-l", local], capture_output=True)
 
     def n_idmap(self):
         """Names through knfsd's id mapping: rpc.idmapd (Domain localdomain)
