@@ -52,8 +52,9 @@ directory.  Everything happens below the subdirectory nfs-t.
           grants the same: exactly the entries that getrichacl (the user-space
           library's apply_masks) shows, for eight acls (named and unmapped
           entries, denies, inheritable entries that must be split,
-          write-through); what the masks take away is refused over NFS as it
-          is locally; the acl shown, set back, grants the same.
+          write-through), and for 150 random acls (fixed seed); what the
+          masks take away is refused over NFS as it is locally; the acl
+          shown, set back, grants the same.
 
 Expected results come from RFC 8881's acl model and from what the kernel
 suite establishes for local processes, never from what the code under test
@@ -66,6 +67,7 @@ usage: nfs.py --state DIR --path DIR --mount DIR [--tools DIR] [--only ID...]
 import argparse
 import errno
 import os
+import random
 import re
 import shutil
 import struct
@@ -682,6 +684,56 @@ class Nfs(run.Suite):
             entries.append(({"allow": ALLOW, "deny": DENY}[kind], fl & 0xff, mask, who))
         return entries
 
+    def random_masked(self, row, cases=150, seed=1207):
+        """The differential of N-MASK on random acls (a fixed seed): named,
+        special and unmapped entries, allows and denies, inheritance flags
+        on directories, chmod to a random mode or explicit masks with
+        write-through; NFS must show what getrichacl shows for every one."""
+        rnd = random.Random(seed)
+        whos = ["owner@", "group@", "everyone@", "user:1001", "user:1002", "user:1003",
+                "group:2000", "group:1002"]
+        letters = "rwpxdDaARWcCoS"
+        modes = [0o600, 0o640, 0o644, 0o604, 0o750, 0o711, 0o460, 0o777, 0o000, 0o755]
+        done, mismatches, refused = 0, [], 0
+        for i in range(cases):
+            isdir = rnd.random() < 0.4
+            entries = []
+            for _ in range(rnd.randint(1, 7)):
+                perms = "".join(c for c in letters if rnd.random() < 0.3) or "r"
+                flags = rnd.choice(["", "", "f", "d", "fd", "fdi", "fdn"]) if isdir else ""
+                if rnd.random() < 0.1:
+                    entries.append(f"user:S-1-5-21-9-9-9-{rnd.randint(1000, 1003)}:{perms}:"
+                                   f"{flags}u:allow")
+                else:
+                    entries.append(f"{rnd.choice(whos)}:{perms}:{flags}:"
+                                   f"{rnd.choice(['allow', 'allow', 'deny'])}")
+            acl, mode = " ".join(entries), rnd.choice(modes)
+            if rnd.random() < 0.2:
+                masks = " ".join(f"{c}:{''.join(x for x in 'rwpx' if rnd.random() < 0.5)}::mask"
+                                 for c in ("owner", "group", "other"))
+                acl, mode = f"flags:m{rnd.choice(['w', ''])} {masks} {acl}", None
+            rel = f"rk{i}"
+            try:
+                if isdir:
+                    self.mkdir(rel, acl=acl, owner=1001)
+                else:
+                    self.mkfile(rel, acl=acl, owner=1001)
+            except SetupError:
+                refused += 1        # setrichacl refused the combination
+                continue
+            if mode is not None:
+                os.chmod(self.p(rel), mode)
+            raw, err = self.nfs_view(rel)
+            want = self.getrichacl_view(rel)
+            done += 1
+            if raw != want:
+                mismatches.append(f"{rel} '{acl}' mode {mode}: nfs "
+                                  f"{show(raw) if raw else err}; getrichacl {show(want)}")
+        self.r.check(row, f"{done} random acls ({refused} combinations refused by "
+                     f"setrichacl): NFS shows what getrichacl shows",
+                     not mismatches and done >= cases // 2,
+                     "; ".join(mismatches[:3]) or f"only {done} cases")
+
     def n_mask(self):
         row = "N-MASK"
         cases = [
@@ -722,6 +774,8 @@ class Nfs(run.Suite):
                          f"nfs {show(raw) if raw else err}; getrichacl {show(want)}")
             self.r.check(row, f"{rel}: state unchanged by the read", self.stored(rel) == before,
                          "it changed")
+        self.random_masked(row)
+
         # what the mask takes away is refused over NFS as locally
         self.expect(row, "the group member bob is refused the read that chmod 600 took away "
                     "(nfs)", "DENIED", self.op("nfs", "bob", "read", "k1"))
