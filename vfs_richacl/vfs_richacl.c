@@ -868,12 +868,6 @@ static int richacl_null_dacl_marker(struct vfs_handle_struct *handle,
 	return -1;
 }
 
-static bool richacl_null_dacl_marked(struct vfs_handle_struct *handle,
-				     struct files_struct *fsp)
-{
-	return richacl_null_dacl_marker(handle, fsp) == 1;
-}
-
 /*
  * Record whether the DACL just stored on fsp was sent as a NULL DACL.
  * Called after the acl is stored, as root (the user cannot write the
@@ -952,7 +946,7 @@ static NTSTATUS richacl_fget_nt_acl(struct vfs_handle_struct *handle,
 		    (S_ISDIR(st->st_ex_mode) ? config->null_dacl_dirs :
 					       config->null_dacl_files) &&
 		    richacl_is_null_dacl(acl, S_ISDIR(st->st_ex_mode)) &&
-		    richacl_null_dacl_marked(handle, fsp);
+		    richacl_null_dacl_marker(handle, fsp) == 1;
 
 	if (acl == NULL) {
 		/*
