@@ -891,16 +891,19 @@ class Windows(verdict.Verdict):
         raise SetupError(f"{rel}: the marker still fits after {n} attributes")
 
     def marker(self, rel):
-        try:
-            return os.getxattr(self.p(rel), NULL_MARKER)
-        except OSError as e:
-            return os.strerror(e.errno)
+        return xattr_or_error(self.p(rel), NULL_MARKER)
 
     def s_w_null(self):
         """S-W-null: a NULL DACL reads back as a NULL DACL."""
         row = "S-W-null"
         A = security.SEC_ACE_TYPE_ACCESS_ALLOWED
         everyone_full = [(run.SID_EVERYONE, A, 0, run.FILE_ALL_ACCESS)]
+
+        def shows_full(rel, share="richacl"):
+            """(reads back as exactly Everyone: Full Control, details)"""
+            st, sd = self.get_sd_on(share, "alice", rel)
+            return (st == OK and self.aces_of(sd) == everyone_full,
+                    f"{st} {self.show(self.aces_of(sd))}")
 
         def shows_null(rel, user="alice"):
             st, sd = self.smb_get_sd(user, rel)
@@ -939,10 +942,8 @@ class Windows(verdict.Verdict):
         st = self.set_dacl_on("richacl", "alice", "wnul/f",
                               [(A, run.SID_EVERYONE, run.FILE_ALL_ACCESS)])
         self.expect_smb(row, "alice sets an explicit Everyone: Full Control", OK, st)
-        st, sd = self.smb_get_sd("alice", "wnul/f")
         self.expect_state(row, "it reads back as that one ACE, not as a NULL DACL",
-                          st == OK and self.aces_of(sd) == everyone_full,
-                          f"{st} {self.show(self.aces_of(sd))}")
+                          *shows_full("wnul/f"))
         self.expect_state(row, f"{NULL_MARKER} is gone", self.marker("wnul/f") ==
                           os.strerror(errno.ENODATA), f"{self.marker('wnul/f')!r}")
 
@@ -978,14 +979,13 @@ class Windows(verdict.Verdict):
             if rel == "wnul/f2" and not self.exists(rel):
                 self.mkfile(rel, acl=f"owner@:{run.FULL_FILE}::allow", owner=1001)
                 self.set_null_dacl("alice", rel)
-            st, sd = self.get_sd_on(share, "alice", rel)
             if null:
-                good = st == OK and sd.dacl is None
+                st, sd = self.get_sd_on(share, "alice", rel)
+                shown = (st == OK and sd.dacl is None, f"{st} {self.show(self.aces_of(sd))}")
             else:
-                good = st == OK and self.aces_of(sd) == everyone_full
+                shown = shows_full(rel, share)
             self.expect_state(row, f"{rel} on [{share}] reads back as "
-                              f"{'a NULL DACL' if null else 'Everyone: Full Control'}",
-                              good, f"{st} {self.show(self.aces_of(sd))}")
+                              f"{'a NULL DACL' if null else 'Everyone: Full Control'}", *shown)
         c = self.conn_on("bob", "rinhown")
         st, fnum = self.smb(c.create, self.w("wnul/cd/bob"), DesiredAccess=run.WRITE_DATA,
                             ShareAccess=run.SHARE_ALL, CreateDisposition=run.FILE_CREATE,
@@ -1006,18 +1006,14 @@ class Windows(verdict.Verdict):
                           len(entries) == 1 and entries[0][0] == "everyone@", f"{entries}")
         self.expect_log(row, "the marker that did not fit is logged",
                         f"wnul/full: setting {NULL_MARKER} failed")
-        st, sd = self.smb_get_sd("alice", "wnul/full")
         self.expect_state(row, "wnul\\full reads back as Everyone: Full Control",
-                          st == OK and self.aces_of(sd) == everyone_full,
-                          f"{st} {self.show(self.aces_of(sd))}")
+                          *shows_full("wnul/full"))
 
         # a marker value of another size is no marker, and an explicit DACL removes it
         self.mkfile("wnul/m", acl=f"everyone@:{run.FULL_FILE}::allow", owner=1001)
         os.setxattr(self.p("wnul/m"), NULL_MARKER, b"11")
-        st, sd = self.smb_get_sd("alice", "wnul/m")
         self.expect_state(row, "a marker \"11\" is no marker: the ACE shows",
-                          st == OK and self.aces_of(sd) == everyone_full,
-                          f"{st} {self.show(self.aces_of(sd))}")
+                          *shows_full("wnul/m"))
         st = self.set_dacl_on("richacl", "alice", "wnul/m",
                               [(A, run.SID_EVERYONE, run.FILE_ALL_ACCESS)])
         self.expect_smb(row, "alice sets Everyone: Full Control on wnul\\m", OK, st)
@@ -1025,16 +1021,21 @@ class Windows(verdict.Verdict):
                           os.strerror(errno.ENODATA), f"{self.marker('wnul/m')!r}")
         self.expect_local(row, "bob creates a file in wnul/cd locally (kernel)", "OK",
                           self.l_open("bob", "wnul/cd/x", os.O_WRONLY | os.O_CREAT))
-        try:
-            got = os.getxattr(self.p("wnul/cd/x"), "system.richacl")
-        except OSError as e:
-            got = os.strerror(e.errno)
+        got = xattr_or_error(self.p("wnul/cd/x"), "system.richacl")
         self.expect_state(row, "which inherits nothing from the NULL DACL (no richacl, a mode)",
                           got == os.strerror(errno.ENODATA), f"{got!r}")
 
     def must_access(self, rel, mode):
         if not os.access(self.p(rel), mode, effective_ids=True):
             raise PermissionError(13, "access", self.p(rel))
+
+
+def xattr_or_error(path, name):
+    """The value of the attribute, or the message of the error reading it."""
+    try:
+        return os.getxattr(path, name)
+    except OSError as e:
+        return os.strerror(e.errno)
 
 
 def plain_path_arg(ap):
