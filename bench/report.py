@@ -81,6 +81,21 @@ def read_env(path):
     return env
 
 
+def smb_figures(lines):
+    """The `smb TAG WORKLOAD PHASE RUN OPS SECONDS OPS_PER_SECOND` lines of
+    smb.txt and work.txt: ops/s and seconds by run, and ops, per (tag,
+    workload, phase)."""
+    rates, secs, ops = {}, {}, {}
+    for line in lines:
+        f = line.split()
+        if f[:1] == ['smb'] and len(f) == 8:
+            key, run = (f[1], f[2], f[3]), int(f[4])
+            rates.setdefault(key, {})[run] = float(f[7])
+            secs.setdefault(key, {})[run] = float(f[6])
+            ops[key] = int(f[5])
+    return rates, secs, ops
+
+
 def median(values):
     return statistics.median(values) if values else None
 
@@ -343,15 +358,9 @@ class Report:
         if lines is None:
             self.problems.append('smb: no results (smb.txt missing)')
             return
-        rates, aces, failed = {}, {}, []
-        for line in lines:
-            f = line.split()
-            if f[:1] == ['smb'] and len(f) == 8:
-                rates.setdefault((f[1], f[2], f[3]), {})[int(f[4])] = float(f[7])
-            elif f[:1] == ['aces']:
-                aces[f[1]] = f[2]
-            elif f[:1] == ['share']:
-                failed.append(line)
+        rates = smb_figures(lines)[0]
+        aces = {f[1]: f[2] for f in map(str.split, lines) if f[:1] == ['aces']}
+        failed = [line for line in lines if line.split()[:1] == ['share']]
         self.problems += [f'smb: {x}' for x in failed]
         shares = [s for s in SMB_SHARES if any(k[0] == s for k in rates)]
         if not rates:
@@ -422,13 +431,7 @@ class Report:
         if lines is None:
             self.problems.append('work: no results (work.txt missing)')
             return
-        rates, ops, secs = {}, {}, {}
-        for line in lines:
-            f = line.split()
-            if f[:1] == ['smb'] and len(f) == 8:
-                rates.setdefault((f[1], f[2], f[3]), {})[int(f[4])] = float(f[7])
-                secs.setdefault((f[1], f[2], f[3]), {})[int(f[4])] = float(f[6])
-                ops[(f[1], f[2], f[3])] = int(f[5])
+        rates, secs, ops = smb_figures(lines)
         # the copy with the write-back that followed it, run by run
         for (share, w, p), by_run in list(secs.items()):
             if (w, p) != ('copy', 'files'):
