@@ -512,10 +512,10 @@ run_work() {
 	done
 }
 
-# find_walks N TREE: seconds for N find walks of TREE in one process as
-# $FIND_USER; fails if any walk fails
 run_nfs() {
 	local dir=/mnt/rich/nfsbench i acl50="" f
+	local acl5="owner@:rwpxcCoS::allow user:1002:rwp::allow group:2000:rx::allow
+		user:1003:w::deny everyone@:r::allow"
 	if ! fs_mounted rich; then
 		log "nfs: the richacl image is not mounted"
 		status=1
@@ -527,10 +527,8 @@ run_nfs() {
 	for f in mode rich5 rich5m rich50; do echo data >"$dir/$f"; done
 	chmod 0644 "$dir/mode"
 	{
-		"$tools/setrichacl" --set "owner@:rwpxcCoS::allow user:1002:rwp::allow \
-			group:2000:rx::allow user:1003:w::deny everyone@:r::allow" "$dir/rich5" &&
-		"$tools/setrichacl" --set "owner@:rwpxcCoS::allow user:1002:rwp::allow \
-			group:2000:rx::allow user:1003:w::deny everyone@:r::allow" "$dir/rich5m" &&
+		"$tools/setrichacl" --set "$acl5" "$dir/rich5" &&
+		"$tools/setrichacl" --set "$acl5" "$dir/rich5m" &&
 		chmod 0640 "$dir/rich5m" &&
 		"$tools/setrichacl" --set "$acl50 everyone@:r::allow" "$dir/rich50" &&
 		"$tools/getrichacl" --raw "$dir"/*
@@ -547,6 +545,8 @@ run_nfs() {
 	bash "$repo/testenv/tests/nfs/server.sh" stop --state /run/richacl-nfs-bench
 }
 
+# find_walks N TREE: seconds for N find walks of TREE in one process as
+# $FIND_USER; fails if any walk fails
 find_walks() {
 	local t0 t1
 	t0=$(date +%s.%N)

@@ -192,13 +192,10 @@ class Nfs(run.Suite):
     def __init__(self, args):
         args.share = "richacl"
         super().__init__(args)
-        self.share_root = args.path
         self.root = os.path.join(args.path, SUB)
         self.mnt = os.path.join(args.mount, SUB)
         self.nfs4_getfacl = "nfs4_getfacl"
         self.nfs4_setfacl = "nfs4_setfacl"
-        with open("/proc/uptime") as f:
-            self.t0 = f.read().split()[0]
         self.dmesg_before = self.dmesg()
 
     # ---- paths and state
@@ -222,11 +219,7 @@ class Nfs(run.Suite):
 
     def stored(self, rel):
         """What a hostile write must not change: the acl bytes and the mode."""
-        try:
-            blob = os.getxattr(self.p(rel), RICHACL_XATTR)
-        except OSError as e:
-            blob = f"<{os.strerror(e.errno)}>"
-        return blob, os.lstat(self.p(rel)).st_mode
+        return self.xattr(rel, RICHACL_XATTR), os.lstat(self.p(rel)).st_mode
 
     def nfs_view(self, rel):
         """(entries, None) of the client's raw acl, or (None, errno name)."""
@@ -293,7 +286,6 @@ class Nfs(run.Suite):
             "create-umask077": lambda: create(0o077),
             "mkdir": lambda: os.mkdir(p, 0o755),
             "unlink": lambda: os.unlink(p),
-            "rmdir": lambda: os.rmdir(p),
             "rename": lambda: os.rename(p, self.path(where, arg)),
             "read": lambda: os.close(os.open(p, os.O_RDONLY)),
             "write": lambda: write(os.O_WRONLY),
@@ -307,10 +299,9 @@ class Nfs(run.Suite):
         ok = got in ("EACCES", "EPERM") if want == "DENIED" else got == want
         return self.r.check(row, f"{desc} -> {want}", ok, f"got {got}")
 
-    def case(self, row, desc, user, fixture, kind, rel, want_nfs, want_local, arg=None,
-             after=None):
+    def case(self, row, desc, user, fixture, kind, rel, want_nfs, want_local, arg=None):
         """Build the fixture, act over NFS, rebuild, act locally; check both
-        and the agreement rule.  after(where) checks the state after each."""
+        and the agreement rule."""
         results = {}
         for where, want in (("nfs", want_nfs), ("local", want_local)):
             try:
@@ -322,8 +313,6 @@ class Nfs(run.Suite):
             got = self.op(where, user, kind, rel, arg)
             results[where] = got
             self.expect(row, f"{desc} ({where}, {user})", want, got)
-            if after is not None:
-                after(where, got)
         if results["nfs"] == OK:
             self.r.check(row, f"{desc}: agreement (NFS allows only what the kernel allows "
                          "locally)", results["local"] == OK, f"local {results['local']}")
@@ -380,11 +369,8 @@ class Nfs(run.Suite):
                          f"local {show(lrich[2]) if lrich else None}")
             # the create mode masked the inherited acl: NFS shows it as
             # getrichacl does, with the masks applied
-            raw, err = self.nfs_view(f"d/n{kind}")
-            want = self.getrichacl_view(f"d/n{kind}")
             self.r.check(row, f"the inherited {kind} acl reads back over NFS as getrichacl "
-                         "shows it", raw == want,
-                         f"nfs {show(raw) if raw else err}, getrichacl {show(want)}")
+                         "shows it", *self.nfs_as_getrichacl(f"d/n{kind}"))
         # the umask: applied when nothing is inherited (mode 0600), left to
         # the inherited acl otherwise; NFSv4.2 sends it with the create
         self.mkdir("u0", acl="everyone@:rwpxaRcS::allow")
@@ -684,6 +670,12 @@ class Nfs(run.Suite):
             entries.append(({"allow": ALLOW, "deny": DENY}[kind], fl & 0xff, mask, who))
         return entries
 
+    def nfs_as_getrichacl(self, rel):
+        """(does NFS show rel's acl as getrichacl shows it, details)"""
+        raw, err = self.nfs_view(rel)
+        want = self.getrichacl_view(rel)
+        return raw == want, f"nfs {show(raw) if raw else err}; getrichacl {show(want)}"
+
     def random_masked(self, row, cases=150, seed=1207):
         """The differential of N-MASK on random acls (a fixed seed): named,
         special and unmapped entries, allows and denies, inheritance flags
@@ -723,12 +715,10 @@ class Nfs(run.Suite):
                 continue
             if mode is not None:
                 os.chmod(self.p(rel), mode)
-            raw, err = self.nfs_view(rel)
-            want = self.getrichacl_view(rel)
+            same, details = self.nfs_as_getrichacl(rel)
             done += 1
-            if raw != want:
-                mismatches.append(f"{rel} '{acl}' mode {mode}: nfs "
-                                  f"{show(raw) if raw else err}; getrichacl {show(want)}")
+            if not same:
+                mismatches.append(f"{rel} '{acl}' mode {mode}: {details}")
         self.r.check(row, f"{done} random acls ({refused} combinations refused by "
                      f"setrichacl): NFS shows what getrichacl shows",
                      not mismatches and done >= cases // 2,
@@ -767,11 +757,9 @@ class Nfs(run.Suite):
                 self.r.fail(row, f"{rel}: setup", f"not a masked acl: {self.acltext(rel, '--raw')}")
                 continue
             before = self.stored(rel)
-            raw, err = self.nfs_view(rel)
-            want = self.getrichacl_view(rel)
             self.r.check(row, f"{rel} ({acl}{f', chmod {mode:o}' if mode else ''}): NFS shows "
-                         "the acl without masks that getrichacl shows", raw == want,
-                         f"nfs {show(raw) if raw else err}; getrichacl {show(want)}")
+                         "the acl without masks that getrichacl shows",
+                         *self.nfs_as_getrichacl(rel))
             self.r.check(row, f"{rel}: state unchanged by the read", self.stored(rel) == before,
                          "it changed")
         self.random_masked(row)

@@ -199,6 +199,13 @@ class Suite:
         except FileNotFoundError:
             return None
 
+    def xattr(self, rel, name):
+        """The value of attribute name of rel, or "<the error reading it>"."""
+        try:
+            return os.getxattr(self.p(rel), name)
+        except OSError as e:
+            return f"<{os.strerror(e.errno)}>"
+
     def exists(self, rel):
         return os.path.lexists(self.p(rel))
 

@@ -238,12 +238,6 @@ class Verdict(run.Suite):
             return st, []
         return st, [(a.type, str(a.trustee), a.access_mask) for a in sd.dacl.aces]
 
-    def xattr(self, rel, name):
-        try:
-            return os.getxattr(self.p(rel), name)
-        except OSError as e:
-            return f"<{os.strerror(e.errno)}>"
-
     def local_as(self, uid, gid, groups, fn):
         """Like run.Suite.local, with explicit ids."""
         saved = run.IDS.get("_k2")

@@ -100,6 +100,7 @@ ADD_FILE = security.SEC_DIR_ADD_FILE
 MODIFY = "rwpxDaARWcS"          # the same as richacl text
 PLAIN_SHARE = "rplain"          # testenv/smb/smbconf.sh --test-shares
 NULL_MARKER = "security.richacl.null_dacl"
+NO_XATTR = f"<{os.strerror(errno.ENODATA)}>"   # run.Suite.xattr() of a missing one
 
 
 class Windows(verdict.Verdict):
@@ -890,9 +891,6 @@ class Windows(verdict.Verdict):
         os.removexattr(path, NULL_MARKER)
         raise SetupError(f"{rel}: the marker still fits after {n} attributes")
 
-    def marker(self, rel):
-        return xattr_or_error(self.p(rel), NULL_MARKER)
-
     def s_w_null(self):
         """S-W-null: a NULL DACL reads back as a NULL DACL."""
         row = "S-W-null"
@@ -944,8 +942,8 @@ class Windows(verdict.Verdict):
         self.expect_smb(row, "alice sets an explicit Everyone: Full Control", OK, st)
         self.expect_state(row, "it reads back as that one ACE, not as a NULL DACL",
                           *shows_full("wnul/f"))
-        self.expect_state(row, f"{NULL_MARKER} is gone", self.marker("wnul/f") ==
-                          os.strerror(errno.ENODATA), f"{self.marker('wnul/f')!r}")
+        self.expect_state(row, f"{NULL_MARKER} is gone", self.xattr("wnul/f", NULL_MARKER) ==
+                          NO_XATTR, f"{self.xattr('wnul/f', NULL_MARKER)!r}")
 
         # nobody but root writes the marker; a marker on another acl is ignored
         self.mkfile("wnul/g", acl=f"everyone@:{run.FULL_FILE}::allow", owner=1002)
@@ -1017,25 +1015,17 @@ class Windows(verdict.Verdict):
         st = self.set_dacl_on("richacl", "alice", "wnul/m",
                               [(A, run.SID_EVERYONE, run.FILE_ALL_ACCESS)])
         self.expect_smb(row, "alice sets Everyone: Full Control on wnul\\m", OK, st)
-        self.expect_state(row, "the odd marker is removed", self.marker("wnul/m") ==
-                          os.strerror(errno.ENODATA), f"{self.marker('wnul/m')!r}")
+        self.expect_state(row, "the odd marker is removed", self.xattr("wnul/m", NULL_MARKER) ==
+                          NO_XATTR, f"{self.xattr('wnul/m', NULL_MARKER)!r}")
         self.expect_local(row, "bob creates a file in wnul/cd locally (kernel)", "OK",
                           self.l_open("bob", "wnul/cd/x", os.O_WRONLY | os.O_CREAT))
-        got = xattr_or_error(self.p("wnul/cd/x"), "system.richacl")
+        got = self.xattr("wnul/cd/x", "system.richacl")
         self.expect_state(row, "which inherits nothing from the NULL DACL (no richacl, a mode)",
-                          got == os.strerror(errno.ENODATA), f"{got!r}")
+                          got == NO_XATTR, f"{got!r}")
 
     def must_access(self, rel, mode):
         if not os.access(self.p(rel), mode, effective_ids=True):
             raise PermissionError(13, "access", self.p(rel))
-
-
-def xattr_or_error(path, name):
-    """The value of the attribute, or the message of the error reading it."""
-    try:
-        return os.getxattr(path, name)
-    except OSError as e:
-        return os.strerror(e.errno)
 
 
 def plain_path_arg(ap):
