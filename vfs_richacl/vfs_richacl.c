@@ -1010,11 +1010,11 @@ struct richacl_pair {
 
 /*
  * Store acl->stored, whose encoding is blob.  On a filesystem without
- * richacl support an acl equivalent to a mode is stored as that mode (as
- * the kernel itself would store it): acl->stored, which lacks the rights a
- * mode-only file shows beyond its mode (so a descriptor read from such a
- * file can be set back), else acl->asked as the client sent it.  Any other
- * acl cannot be stored there.
+ * richacl support an acl equivalent to a mode is stored as that mode
+ * (richacl_store_as_mode(): the entries for the file's owner and owning
+ * group stand for the mode's owner and group classes, and a descriptor read
+ * from a mode-only file can be set back).  Any other acl cannot be stored
+ * there.
  */
 static int richacl_store(struct vfs_handle_struct *handle,
 			 struct files_struct *fsp,
@@ -1022,6 +1022,7 @@ static int richacl_store(struct vfs_handle_struct *handle,
 			 const DATA_BLOB *blob,
 			 mode_t cur_mode)
 {
+	const SMB_STRUCT_STAT *st = &fsp->fsp_name->st;
 	mode_t mode = cur_mode;
 	int ret;
 
@@ -1031,10 +1032,11 @@ static int richacl_store(struct vfs_handle_struct *handle,
 		return ret;
 	}
 	richacl_note_unsupported(handle, fsp);
-	ret = richacl_equiv_mode(acl->stored, &mode);
-	if (ret != 0) {
-		mode = cur_mode;
-		ret = richacl_equiv_mode(acl->asked, &mode);
+	ret = richacl_store_as_mode(acl->asked, st->st_ex_uid, st->st_ex_gid,
+				    &mode);
+	if (ret == -ENOMEM) {
+		errno = ENOMEM;
+		return -1;
 	}
 	if (ret != 0) {
 		DBG_NOTICE("%s: the ACL is not equivalent to a file mode and "
@@ -1616,10 +1618,11 @@ static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
 		}
 		chowned = true;
 		/*
-		 * The DACL is mapped with the owner and group the file now
-		 * has (owner@ / group@ entries stand for them), and the mode
-		 * fallback of richacl_store() writes the mode that chown
-		 * left (without setuid/setgid).
+		 * What is stored for the DACL depends on the owner and group
+		 * the file now has (richacl_to_store() pins owner@ / group@
+		 * to them, the mode fallback of richacl_store() reads their
+		 * entries as owner@ / group@), and that fallback writes the
+		 * mode that chown left (without setuid/setgid).
 		 */
 		status = vfs_stat_fsp(fsp);
 		if (!NT_STATUS_IS_OK(status)) {

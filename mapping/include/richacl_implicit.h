@@ -72,6 +72,21 @@ struct richacl *richacl_from_mode_nt(mode_t mode);
 int richacl_to_store(const struct richacl *acl, mode_t mode, uint32_t owner,
 		     uint32_t group, struct richacl **out);
 
+/*
+ * The mode to store for acl on a file system that keeps only the mode (no
+ * richacl support).  A mode follows the owner and the owning group, so
+ * there the entries that name the file's current owner (user:owner) and
+ * owning group (group:group) are taken as owner@ and group@: they grant
+ * the same processes now, and nothing else can be stored.  As
+ * richacl_to_store(), an acl that is exactly what a mode shows
+ * (richacl_from_mode_nt()) gives that mode.  *mode holds the file type (and
+ * the bits richacl_equiv_mode() keeps) on entry, the mode on success.
+ * Returns 0, -1 if acl is equivalent to no mode (*mode unchanged), or
+ * -ENOMEM.
+ */
+int richacl_store_as_mode(const struct richacl *acl, uint32_t owner, uint32_t group,
+			  mode_t *mode);
+
 #ifdef __cplusplus
 }
 #endif

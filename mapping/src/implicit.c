@@ -158,3 +158,48 @@ fail:
 	richacl_free(copy);
 	return ret;
 }
+
+/* user:owner -> owner@, group:group -> group@: the inverse of pin_owner_and_group() */
+static void unpin_owner_and_group(struct richacl *acl, uint32_t owner, uint32_t group)
+{
+	struct richace *ace;
+
+	richacl_for_each_entry(ace, acl) {
+		if (richace_is_unix_user(ace) && ace->e_id == owner)
+			richace_set_special(ace, RICHACE_OWNER_SPECIAL_ID);
+		else if (richace_is_unix_group(ace) && ace->e_id == group)
+			richace_set_special(ace, RICHACE_GROUP_SPECIAL_ID);
+	}
+}
+
+int richacl_store_as_mode(const struct richacl *acl, uint32_t owner, uint32_t group,
+			  mode_t *mode)
+{
+	mode_t type = *mode & S_IFMT, m = *mode;
+	struct richacl *asked, *stripped;
+	bool exact;
+	int ret;
+
+	asked = richacl_clone(acl);
+	if (!asked)
+		return -ENOMEM;
+	unpin_owner_and_group(asked, owner, group);
+	stripped = richacl_clone(asked);
+	if (!stripped) {
+		richacl_free(asked);
+		return -ENOMEM;
+	}
+	strip_shown_bits(stripped, type);
+	ret = collapses_exactly(stripped, type, asked, &exact);
+	if (!ret) {
+		if (!exact || richacl_equiv_mode(stripped, &m) != 0) {
+			m = *mode;
+			ret = richacl_equiv_mode(asked, &m) ? -1 : 0;
+		}
+	}
+	richacl_free(stripped);
+	richacl_free(asked);
+	if (!ret)
+		*mode = m;
+	return ret;
+}

@@ -545,10 +545,11 @@ static int set_unmapped_sid(struct richace *e, const struct nt_sid *sid, bool is
  * The identifier of one entry (M8, M9).  CREATOR OWNER / CREATOR GROUP
  * become owner@ / group@ inherit-only when the ACE is inheritable; without
  * file/dir-inherit such an ACE matches nobody and is never inherited, as on
- * Windows, and is kept as an unmapped entry naming the creator SID.  The
- * owner / group SID becomes owner@ / group@ only in a non-inheritable ACE:
- * an inheritable ACE for the owner's SID must pass that SID (not whoever
- * creates the child) on to children, so it maps like any other SID.
+ * Windows, and is kept as an unmapped entry naming the creator SID.  OWNER
+ * RIGHTS is the entry that follows the owner: owner@.  Every other SID is
+ * its user:uid / group:gid entry, also the SID of the file's current owner
+ * or owning group: an ACE names its SID for good, so an ACE for alice keeps
+ * granting alice, and only alice, after bob takes ownership.
  */
 static int map_trustee(struct map_ctx *ctx, const struct nt_ace *ace, unsigned int i,
 		       struct richace *e)
@@ -575,35 +576,27 @@ static int map_trustee(struct map_ctx *ctx, const struct nt_ace *ace, unsigned i
 		e->e_flags |= RICHACE_INHERIT_ONLY_ACE;
 		return 0;
 	}
-	if (!inheritable && nt_sid_equal(&ace->trustee, &ctx->owner_sid)) {
+	/*
+	 * OWNER RIGHTS applies to whoever owns the object, in smbd's check
+	 * as in the kernel's for owner@; a gid an idmap backend gives the SID
+	 * (winbindd does) is held by no process and is not looked up.  What
+	 * owner@ does not do is take away the owner's implicit WRITE_DAC: the
+	 * kernel always lets the owner change the acl (docs/mapping.md).
+	 */
+	if (nt_sid_equal(&ace->trustee, &nt_sid_owner_rights)) {
 		richace_set_special(e, RICHACE_OWNER_SPECIAL_ID);
-		return 0;
-	}
-	if (!inheritable && nt_sid_equal(&ace->trustee, &ctx->group_sid)) {
-		richace_set_special(e, RICHACE_GROUP_SPECIAL_ID);
 		return 0;
 	}
 	if (nt_sid_equal(&ace->trustee, &nt_sid_nobody))	/* matches nobody anywhere */
 		return set_unmapped_sid(e, &ace->trustee, false, ctx->err);
-	/*
-	 * OWNER RIGHTS applies to the owner in smbd's check, never through a
-	 * token.  A gid an idmap backend gives it (winbindd does) is held by
-	 * no process, so it is not resolved: it stays a SID without an id.
-	 */
-	if (nt_sid_equal(&ace->trustee, &nt_sid_owner_rights))
-		ret = -ENOENT;
-	else
-		ret = sid_to_id(ctx->res, &ace->trustee, &type, &id);
+	ret = sid_to_id(ctx->res, &ace->trustee, &type, &id);
 	/*
 	 * A deny entry for a SID without an id would deny nobody in the
 	 * kernel, while smbd's own check honours it.  One that denies no
 	 * bits (the MS-NFS mode ACE S-1-5-88-3-<mode> has mask 0) is inert
-	 * on Windows as well.  OWNER RIGHTS is the documented exception: smbd
-	 * applies it to the owner, the kernel cannot yet (it has no entry for
-	 * "the owner, by SID"), so such a deny binds SMB clients only.
+	 * on Windows as well.
 	 */
-	if (ret == -ENOENT && e->e_type == RICHACE_ACCESS_DENIED_ACE_TYPE && e->e_mask &&
-	    !nt_sid_equal(&ace->trustee, &nt_sid_owner_rights))
+	if (ret == -ENOENT && e->e_type == RICHACE_ACCESS_DENIED_ACE_TYPE && e->e_mask)
 		return map_error(ctx->err, -ENOENT,
 				 "ACE %u: deny entry for SID %s, which maps to no unix id: "
 				 "the kernel would deny nobody", i,
@@ -715,10 +708,6 @@ int richacl_from_nt_sd(const struct nt_sd *sd, const struct richacl_map_file *fi
 		if (ret)
 			return ret;
 	}
-	ret = lookup_file_sids(&ctx, true, true);
-	if (ret)
-		return ret;
-
 	out = richacl_alloc(0);
 	if (!out)
 		return map_error(err, -ENOMEM, "out of memory");

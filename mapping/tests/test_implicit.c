@@ -27,6 +27,7 @@
 
 #include "richacl_ntsd.h"
 #include "richacl_implicit.h"
+#include "helpers_acl.h"
 #include "helpers_resolver.h"
 
 #define OWNER	1001
@@ -341,6 +342,78 @@ static void test_M12_everyone_only_lossy_acl_left_alone(void **state)
 	richacl_free(acl);
 }
 
+/*
+ * A file system without richacl support keeps only the mode: a descriptor
+ * read from a mode-only file, set back, names the owner's and the group's
+ * SIDs (M8), and gives exactly the mode it was read from; every mode, file
+ * and directory.
+ */
+static void test_store_as_mode_every_displayed_mode(void **state)
+{
+	unsigned int dir;
+	mode_t mode;
+
+	(void)state;
+	for (dir = 0; dir < 2; dir++) {
+		const struct richacl_map_file *file = dir ? &a_dir : &a_file;
+		mode_t type = dir ? S_IFDIR : S_IFREG;
+
+		for (mode = 0; mode <= 0777; mode++) {
+			struct test_resolver tr;
+			struct richacl_error err = { 0 };
+			struct nt_sd *sd = NULL;
+			struct richacl *acl = NULL;
+			mode_t m = type | 0777;
+
+			test_resolver_init(&tr);
+			if (richacl_to_nt_sd(NULL, type | mode, file, NT_SECINFO_DACL, &tr.res,
+					     &sd, &err) ||
+			    richacl_from_nt_sd(sd, file, &tr.res, &acl, &err))
+				fail_msg("mode 0%o: %s", (unsigned int)mode, err.msg);
+			if (richacl_store_as_mode(acl, OWNER, GROUP, &m) != 0 || m != (type | mode))
+				fail_msg("mode 0%o (%s): stored as 0%o", (unsigned int)mode,
+					 dir ? "dir" : "file", (unsigned int)(m & 07777));
+			richacl_free(acl);
+			nt_sd_free(sd);
+		}
+	}
+}
+
+/* entries for anybody but the current owner and group are no mode */
+static void test_store_as_mode_refuses_other_entries(void **state)
+{
+	static const char *const not_modes[] = {
+		"user:1005:rw::allow everyone@:r::allow",	/* a named user */
+		"user:1001:rw::allow everyone@:r::allow",	/* the owner of before */
+		"group:2005:r::allow everyone@:r::allow",	/* another group */
+		"user:S-1-5-21-9-9-9-77:r:u:allow",		/* unmapped */
+	};
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(not_modes) / sizeof(not_modes[0]); i++) {
+		struct richacl *acl = helper_acl(not_modes[i]);
+		mode_t m = S_IFREG | 0640;
+
+		/* the file belongs to 1002:2001 now */
+		assert_int_equal(richacl_store_as_mode(acl, 1002, GROUP, &m), -1);
+		assert_int_equal(m, S_IFREG | 0640);
+		richacl_free(acl);
+	}
+}
+
+/* the current owner's and group's entries are the mode's classes */
+static void test_store_as_mode_owner_and_group_entries(void **state)
+{
+	struct richacl *acl = helper_acl("user:1002:rwp::allow group:2001:r::allow");
+	mode_t m = S_IFREG | 0777;
+
+	(void)state;
+	assert_int_equal(richacl_store_as_mode(acl, 1002, GROUP, &m), 0);
+	assert_int_equal(m, S_IFREG | 0640);
+	richacl_free(acl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -353,6 +426,9 @@ int main(void)
 		cmocka_unit_test(test_M13_lossy_mode_equivalent_acl_is_pinned),
 		cmocka_unit_test(test_M13_other_acls_stored_unchanged),
 		cmocka_unit_test(test_M12_everyone_only_lossy_acl_left_alone),
+		cmocka_unit_test(test_store_as_mode_every_displayed_mode),
+		cmocka_unit_test(test_store_as_mode_refuses_other_entries),
+		cmocka_unit_test(test_store_as_mode_owner_and_group_entries),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

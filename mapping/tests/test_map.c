@@ -794,8 +794,12 @@ static void test_M7_resolver_failure_leaves_acl_untouched(void **state)
 	tr.fail_code = -EIO;
 	tr.fail_id = 2007;
 	set_sd_fails(sd, &a_file, &tr, -EIO, "ACE 2: cannot resolve SID S-1-5-21-1-2-3-2007");
+	nt_sd_free(sd);
+	/* the owner's SID is resolved like any other trustee (M8) */
+	sd = new_sd(1);
+	set_ace(sd, 0, ALLOW, 0, R, dom(OWNER));
 	tr.fail_id = OWNER;
-	set_sd_fails(sd, &a_file, &tr, -EIO, "file owner uid 1001");
+	set_sd_fails(sd, &a_file, &tr, -EIO, "ACE 0: cannot resolve SID S-1-5-21-1-2-3-1001");
 	nt_sd_free(sd);
 }
 
@@ -817,6 +821,10 @@ static void test_M7_argument_errors(void **state)
 
 /* ---- M8: SIDs -> identifiers ---- */
 
+/*
+ * The file's owner and owning group SIDs are named like any other SID
+ * (M8 as corrected): user:uid / group:gid entries, not owner@ / group@.
+ */
 static void test_M8_everyone_owner_group_sids(void **state)
 {
 	struct nt_sd *sd = new_sd(3);
@@ -827,7 +835,35 @@ static void test_M8_everyone_owner_group_sids(void **state)
 	set_ace(sd, 1, ALLOW, 0, R, dom(GROUP));
 	set_ace(sd, 2, DENY, 0, W, "S-1-1-0");
 	acl = set_sd(sd, &a_file);
-	assert_entries(acl, "owner@:rw::allow group@:r::allow everyone@:w::deny");
+	assert_entries(acl, "user:1001:rw::allow group:2001:r::allow everyone@:w::deny");
+	richacl_free(acl);
+	nt_sd_free(sd);
+}
+
+/*
+ * OWNER RIGHTS is the entry that follows the owner: owner@, allow and deny,
+ * with its inheritance flags (an inheritable OWNER RIGHTS ACE applies to
+ * each child's owner, as owner@ does).
+ */
+static void test_M8_owner_rights_is_owner_entry(void **state)
+{
+	const struct richacl_map_file chowned = { 1002, GROUP, false };
+	struct nt_sd *sd = new_sd(3);
+	struct richacl *acl;
+
+	(void)state;
+	set_ace(sd, 0, DENY, 0, W, "S-1-3-4");
+	set_ace(sd, 1, ALLOW, OI | CI, R | W, "S-1-3-4");
+	set_ace(sd, 2, ALLOW, CI | IO, X, "S-1-3-4");
+	acl = set_sd(sd, &a_dir);
+	assert_entries(acl, "owner@:w::deny owner@:rw:fd:allow owner@:x:di:allow");
+	richacl_free(acl);
+	/* on a file: the owner, whoever that is, gets r but not w */
+	acl = set_sd(sd, &a_file);
+	assert_entries(acl, "owner@:w::deny owner@:rw::allow");
+	assert_int_equal(access_of(acl, &a_file, OWNER, 9) & (R | W), R);
+	assert_int_equal(access_of(acl, &chowned, 1002, 9) & (R | W), R);
+	assert_int_equal(access_of(acl, &chowned, OWNER, 9) & (R | W), 0);
 	richacl_free(acl);
 	nt_sd_free(sd);
 }
@@ -874,9 +910,9 @@ static void test_M8_creator_owner_without_inheritance_is_kept_inert(void **state
 }
 
 /*
- * An inheritable ACE naming the owner's SID passes that SID on (Windows
- * semantics), so it is a user entry, not owner@ (which would give children
- * their creator instead).  Only non-inheritable ACEs become owner@/group@.
+ * An ACE naming the owner's SID passes that SID on (Windows semantics),
+ * inheritable or not: a user entry, not owner@ (which would give children
+ * their creator instead).
  */
 static void test_M8_inheritable_owner_sid_stays_named(void **state)
 {
@@ -888,37 +924,38 @@ static void test_M8_inheritable_owner_sid_stays_named(void **state)
 	set_ace(sd, 1, ALLOW, OI | CI | IO, W, dom(GROUP));
 	set_ace(sd, 2, ALLOW, NP, X, dom(OWNER));	/* NP alone is not inheritable */
 	acl = set_sd(sd, &a_dir);
-	assert_entries(acl, "user:1001:r:fd:allow group:2001:w:fdi:allow owner@:x:n:allow");
+	assert_entries(acl, "user:1001:r:fd:allow group:2001:w:fdi:allow user:1001:x:n:allow");
 	richacl_free(acl);
-	/* on a file the flags go first (M11), so the owner SID becomes owner@ */
+	/* on a file the flags go first (M11); the SID stays named */
 	acl = set_sd(sd, &a_file);
-	assert_entries(acl, "owner@:r::allow owner@:x::allow");
+	assert_entries(acl, "user:1001:r::allow user:1001:x::allow");
 	richacl_free(acl);
 	nt_sd_free(sd);
 }
 
 /*
- * M8 consequence after a chown: the SID that was the owner's becomes
- * owner@, which follows the file to its next owner; the file passed in is
- * the state after the request's own ownership change.
+ * The old M8 rule stored an ACE for the owner's SID as owner@, so after bob
+ * took ownership alice's ACE granted bob and no longer alice.  Now the
+ * mapping does not depend on who owns the file, and the ACE keeps granting
+ * its SID only.
  */
-static void test_M8_owner_sid_mapping_depends_on_file_owner(void **state)
+static void test_M8_owner_sid_ace_does_not_follow_ownership(void **state)
 {
 	const struct richacl_map_file chowned = { 1002, GROUP, false };
 	struct nt_sd *sd = new_sd(1);
-	struct richacl *acl;
+	struct richacl *acl, *acl2;
 
 	(void)state;
 	set_ace(sd, 0, ALLOW, 0, R | W, dom(OWNER));
 	acl = set_sd(sd, &a_file);
-	assert_entries(acl, "owner@:rw::allow");
-	/* after chown to 1002, owner@ grants rw to 1002 and nothing to 1001 */
-	assert_int_equal(access_of(acl, &chowned, 1002, 9) & (R | W), R | W);
-	assert_int_equal(access_of(acl, &chowned, OWNER, 9) & (R | W), 0);
-	richacl_free(acl);
-	/* the same descriptor written with the new owner keeps naming 1001 */
-	acl = set_sd(sd, &chowned);
 	assert_entries(acl, "user:1001:rw::allow");
+	/* after chown to 1002: 1001 keeps rw, 1002 gets nothing from it */
+	assert_int_equal(access_of(acl, &chowned, OWNER, 9) & (R | W), R | W);
+	assert_int_equal(access_of(acl, &chowned, 1002, 9) & (R | W), 0);
+	/* the same descriptor written for another owner gives the same acl */
+	acl2 = set_sd(sd, &chowned);
+	assert_true(richacl_equal(acl, acl2));
+	richacl_free(acl2);
 	richacl_free(acl);
 	nt_sd_free(sd);
 }
@@ -1074,8 +1111,8 @@ static void test_ms_nfs_sids(void **state)
 
 /*
  * OWNER RIGHTS is never resolved, even by a resolver that has a gid for it
- * (winbindd allocates one): no process holds that gid.  Allow and deny are
- * kept unmapped; smbd applies them to the owner.
+ * (winbindd allocates one): no process holds that gid.  Allow and deny
+ * become owner@, which the kernel applies to the owner as smbd does.
  */
 /* a resolver like winbindd's: every SID of authority 1, 3 or 5 has a gid */
 static int allocating_sid_to_id(void *ctx, const struct nt_sid *sid,
@@ -1098,13 +1135,13 @@ static void test_owner_rights_never_resolved(void **state)
 	set_ace(sd, 0, ALLOW, 0, R, "S-1-3-4");
 	set_ace(sd, 1, ALLOW, 0, R, "S-1-5-11");
 	assert_int_equal(richacl_from_nt_sd(sd, &a_file, &res, &acl, &err), 0);
-	assert_entries(acl, "user:S-1-3-4:r:u:allow group:100511:r::allow");
+	assert_entries(acl, "owner@:r::allow group:100511:r::allow");
 	richacl_free(acl);
 	acl = NULL;
-	/* a deny is kept too: smbd applies it to the owner (documented gap) */
+	/* a deny binds the owner in the kernel too */
 	set_ace(sd, 0, DENY, 0, W, "S-1-3-4");
 	assert_int_equal(richacl_from_nt_sd(sd, &a_file, &res, &acl, &err), 0);
-	assert_entries(acl, "user:S-1-3-4:w:u:deny group:100511:r::allow");
+	assert_entries(acl, "owner@:w::deny group:100511:r::allow");
 	richacl_free(acl);
 	nt_sd_free(sd);
 }
@@ -1471,19 +1508,22 @@ static void test_M11_read_file_drops_inheritance(void **state)
 
 /* ---- M12: maximum masks ---- */
 
-/* algorithms.md 2: group@:w::deny everyone@:rw::allow -> owner rw, group r, other rw */
+/*
+ * owner@:w::deny everyone@:rw::allow (OWNER RIGHTS denied w) -> owner r,
+ * group rw, other rw: the deny takes w from the owner class only.
+ */
 static void test_M12_max_masks_spec_example_1(void **state)
 {
 	struct nt_sd *sd = new_sd(2);
 	struct richacl *acl;
 
 	(void)state;
-	set_ace(sd, 0, DENY, 0, W, dom(GROUP));
+	set_ace(sd, 0, DENY, 0, W, "S-1-3-4");
 	set_ace(sd, 1, ALLOW, 0, R | W, "S-1-1-0");
 	acl = set_sd(sd, &a_file);
-	assert_entries(acl, "group@:w::deny everyone@:rw::allow");
-	assert_int_equal(acl->a_owner_mask, R | W);
-	assert_int_equal(acl->a_group_mask, R);
+	assert_entries(acl, "owner@:w::deny everyone@:rw::allow");
+	assert_int_equal(acl->a_owner_mask, R);
+	assert_int_equal(acl->a_group_mask, R | W);
 	assert_int_equal(acl->a_other_mask, R | W);
 	assert_int_equal(acl->a_flags & (RICHACL_MASKED | RICHACL_WRITE_THROUGH), 0);
 	richacl_free(acl);
@@ -1497,10 +1537,11 @@ static void test_M12_max_masks_spec_example_2(void **state)
 	struct richacl *acl;
 
 	(void)state;
-	set_ace(sd, 0, ALLOW, 0, R | W | P, dom(OWNER));
+	set_ace(sd, 0, ALLOW, 0, R | W | P, "S-1-3-4");	/* OWNER RIGHTS: owner@ */
 	set_ace(sd, 1, ALLOW, 0, R | W, dom(1005));
 	set_ace(sd, 2, ALLOW, 0, R, "S-1-1-0");
 	acl = set_sd(sd, &a_file);
+	assert_entries(acl, "owner@:rwp::allow user:1005:rw::allow everyone@:r::allow");
 	assert_int_equal(acl->a_owner_mask, R | W | P);
 	assert_int_equal(acl->a_group_mask, R | W);
 	assert_int_equal(acl->a_other_mask, R);
@@ -1509,9 +1550,11 @@ static void test_M12_max_masks_spec_example_2(void **state)
 }
 
 /*
- * M12 + M1: a descriptor equivalent to mode 0644 gives an acl that the
- * kernel stores as the mode alone; reading the mode back gives the same
- * descriptor.
+ * M12 + M1: a descriptor equivalent to mode 0644 (OWNER RIGHTS rwp,
+ * Everyone r) gives an acl that the kernel stores as the mode alone;
+ * reading the mode back shows owner@ as the owner's SID.  The same
+ * descriptor with the owner's SID instead names that SID (M8), so it is
+ * not a mode: it stays an acl and reads back as set.
  */
 static void test_M12_mode_equivalent_descriptor_reads_back_via_M1(void **state)
 {
@@ -1520,12 +1563,23 @@ static void test_M12_mode_equivalent_descriptor_reads_back_via_M1(void **state)
 	mode_t mode = S_IFREG | 0777;
 
 	(void)state;
-	set_ace(sd, 0, ALLOW, 0, R | W | P, dom(OWNER));
+	set_ace(sd, 0, ALLOW, 0, R | W | P, "S-1-3-4");
 	set_ace(sd, 1, ALLOW, 0, R, "S-1-1-0");
 	acl = set_sd(sd, &a_file);
 	assert_int_equal(richacl_equiv_mode(acl, &mode), 0);
 	assert_int_equal(mode, S_IFREG | 0644);
 	back = get_sd(NULL, mode, &a_file, NT_SECINFO_DACL);
+	assert_int_equal(back->dacl->num_aces, 2);
+	assert_ace(back->dacl, 0, ALLOW, 0, R | W | P, dom(OWNER));
+	assert_ace(back->dacl, 1, ALLOW, 0, R, "S-1-1-0");
+	nt_sd_free(back);
+	richacl_free(acl);
+
+	set_ace(sd, 0, ALLOW, 0, R | W | P, dom(OWNER));
+	acl = set_sd(sd, &a_file);
+	mode = S_IFREG | 0777;
+	assert_int_equal(richacl_equiv_mode(acl, &mode), -1);
+	back = get_sd(acl, 0, &a_file, NT_SECINFO_DACL);
 	assert_int_equal(back->dacl->num_aces, 2);
 	assert_ace(back->dacl, 0, ALLOW, 0, R | W | P, dom(OWNER));
 	assert_ace(back->dacl, 1, ALLOW, 0, R, "S-1-1-0");
@@ -1606,7 +1660,8 @@ int main(void)
 		cmocka_unit_test(test_M8_creator_owner_group_become_inherit_only),
 		cmocka_unit_test(test_M8_creator_owner_without_inheritance_is_kept_inert),
 		cmocka_unit_test(test_M8_inheritable_owner_sid_stays_named),
-		cmocka_unit_test(test_M8_owner_sid_mapping_depends_on_file_owner),
+		cmocka_unit_test(test_M8_owner_sid_ace_does_not_follow_ownership),
+		cmocka_unit_test(test_M8_owner_rights_is_owner_entry),
 		cmocka_unit_test(test_M8_other_sids_through_resolver),
 		cmocka_unit_test(test_M8_id_both_round_trip),
 		cmocka_unit_test(test_M9_unmapped_sid_kept),

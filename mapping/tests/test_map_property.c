@@ -223,8 +223,14 @@ static struct richacl_cred person_cred(const struct person *p)
 
 #define UNIVERSE RICHACE_VALID_MASK
 
-/* first matching ACE decides each bit; inherit-only ACEs do not apply */
-static uint32_t nt_access(const struct nt_sd *sd, const struct token *t)
+/*
+ * First matching ACE decides each bit; inherit-only ACEs do not apply.  An
+ * OWNER RIGHTS ACE matches the token that holds owner, the SID of the
+ * object's owner.  The owner's implicit READ_CONTROL and WRITE_DAC are left
+ * out on every side (the kernel never takes them away: docs/mapping.md).
+ */
+static uint32_t nt_access(const struct nt_sd *sd, const struct token *t,
+			  const struct nt_sid *owner)
 {
 	uint32_t granted = 0, decided = 0;
 	unsigned int i;
@@ -237,7 +243,8 @@ static uint32_t nt_access(const struct nt_sd *sd, const struct token *t)
 
 		if (ace->flags & NT_ACE_INHERIT_ONLY)
 			continue;
-		if (!token_has(t, &ace->trustee))
+		if (!token_has(t, &ace->trustee) &&
+		    !(nt_sid_equal(&ace->trustee, &nt_sid_owner_rights) && token_has(t, owner)))
 			continue;
 		if (ace->type == NT_ACE_ACCESS_ALLOWED)
 			granted |= m & ~decided;
@@ -512,7 +519,9 @@ static struct nt_sid canonical_of(const struct nt_sid *sid)
 /*
  * The inheritable ACEs (OI or CI) of a directory's DACL, normalised as
  * docs/mapping.md says: generic rights mapped, CREATOR OWNER / GROUP ACEs
- * inherit-only, SIDs that map to an id replaced by that id's SID.
+ * inherit-only, OWNER RIGHTS ACEs (owner@, whose inheritable part reads
+ * back as CREATOR OWNER) likewise, SIDs that map to an id replaced by that
+ * id's SID.
  */
 static unsigned int inheritable_aces(const struct nt_sd *sd, struct nt_ace *out)
 {
@@ -525,6 +534,8 @@ static unsigned int inheritable_aces(const struct nt_sd *sd, struct nt_ace *out)
 		if (!(ace.flags & inherit))
 			continue;
 		ace.mask = nt_map_generic_file(ace.mask);
+		if (nt_sid_equal(&ace.trustee, &nt_sid_owner_rights))
+			ace.trustee = nt_sid_creator_owner;
 		if (nt_sid_equal(&ace.trustee, &nt_sid_creator_owner) ||
 		    nt_sid_equal(&ace.trustee, &nt_sid_creator_group))
 			ace.flags |= NT_ACE_INHERIT_ONLY;
@@ -589,7 +600,8 @@ static void check_inheritance_nt(const struct nt_sd *sd, const struct nt_sd *sd2
 				nt_sd_free(tmp);
 			}
 			for (t = 0; t < NTOKENS; t++) {
-				if (nt_access(k1, &tokens[t]) != nt_access(k2, &tokens[t])) {
+				if (nt_access(k1, &tokens[t], &cs) !=
+				    nt_access(k2, &tokens[t], &cs)) {
 					print_sd("child of sd", k1);
 					print_sd("child of get(set(sd))", k2);
 					fail_sd_case(n, "inherited access differs", sd, acl, sd2,
@@ -618,8 +630,10 @@ static void test_M13a_random_descriptors_round_trip(void **state)
 		struct richacl_map_file f;
 		struct nt_sd *sd, *sd2;
 		struct richacl *acl;
+		struct nt_sid owner;
 
 		random_file(&r, &f);
+		canonical_sid(false, f.owner, &owner);
 		sd = random_sd(&r, &f);
 		acl = set_acl(sd, &f);
 		sd2 = get_sd(acl, 0, &f);
@@ -627,7 +641,8 @@ static void test_M13a_random_descriptors_round_trip(void **state)
 		st.dirs += f.isdir;
 		st.null_dacls += !sd->dacl;
 		for (t = 0; t < NTOKENS; t++) {
-			uint32_t a1 = nt_access(sd, &tokens[t]), a2 = nt_access(sd2, &tokens[t]);
+			uint32_t a1 = nt_access(sd, &tokens[t], &owner);
+			uint32_t a2 = nt_access(sd2, &tokens[t], &owner);
 			uint32_t k;
 
 			/*
@@ -938,12 +953,14 @@ static void test_M13b_random_richacls_round_trip(void **state)
 	for (n = 0; n < count; n++) {
 		struct richacl_map_file f;
 		struct richacl_file rf;
+		struct nt_sid owner;
 		struct richacl *acl, *unmasked, *acl2, *want;
 		struct nt_sd *sd;
 		bool imprecise = false;
 
 		random_file(&r, &f);
 		rf = (struct richacl_file){ f.owner, f.group, f.isdir };
+		canonical_sid(false, f.owner, &owner);
 		acl = random_richacl(&r);
 		assert_int_equal(richacl_valid(acl, NULL), 0);
 		unmasked = richacl_clone(acl);
@@ -958,7 +975,7 @@ static void test_M13b_random_richacls_round_trip(void **state)
 			uint32_t a0 = richacl_access(acl, &rf, &c);
 			uint32_t a1 = richacl_access(unmasked, &rf, &c);
 			uint32_t a2 = richacl_access(acl2, &rf, &c);
-			uint32_t nt = nt_access(sd, &tokens[i]);
+			uint32_t nt = nt_access(sd, &tokens[i], &owner);
 
 			if (!f.isdir)
 				nt &= ~RICHACE_DELETE_CHILD;
@@ -1017,10 +1034,27 @@ static void test_M13b_random_richacls_round_trip(void **state)
 
 /* ---- (c) every mode ---- */
 
-static void test_M13c_every_mode_round_trips_to_the_mode(void **state)
+static bool dacl_names(const struct nt_sd *sd, const struct nt_sid *sid)
+{
+	unsigned int i;
+
+	for (i = 0; sd->dacl && i < sd->dacl->num_aces; i++)
+		if (nt_sid_equal(&sd->dacl->aces[i].trustee, sid))
+			return true;
+	return false;
+}
+
+/*
+ * The DACL shown for a mode, set back: every person gets what the mode
+ * gives, the same DACL reads back, and (M8) the acl is the mode alone only
+ * if that DACL names neither the owner's nor the owning group's SID.  An
+ * ACE for either names that SID for good, so the acl keeps it as a user or
+ * group entry: after a chown the old owner keeps what the mode gave him.
+ */
+static void test_M13c_every_mode_round_trips(void **state)
 {
 	static const uint32_t owners[] = { 1001, 500 };
-	unsigned int dir, o, checks = 0;
+	unsigned int dir, o, checks = 0, as_mode = 0;
 	mode_t mode;
 
 	(void)state;
@@ -1028,20 +1062,30 @@ static void test_M13c_every_mode_round_trips_to_the_mode(void **state)
 	for (dir = 0; dir < 2; dir++) {
 		for (o = 0; o < 2; o++) {
 			struct richacl_map_file f = { owners[o], o ? 100 : 2001, dir };
+			struct richacl_map_file chowned = { 1003, f.group, dir };
+			struct nt_sid owner_sid, group_sid;
 
+			canonical_sid(false, f.owner, &owner_sid);
+			canonical_sid(true, f.group, &group_sid);
 			for (mode = 0; mode <= 0777; mode++) {
 				mode_t type = dir ? S_IFDIR : S_IFREG, back = type | 0777;
 				struct richacl *from_mode = richacl_from_mode(type | mode), *acl;
 				struct richacl_file rf = { f.owner, f.group, f.isdir };
-				struct nt_sd *sd = get_sd(NULL, mode, &f);
+				struct richacl_file rf2 = { chowned.owner, f.group, f.isdir };
+				struct nt_sd *sd = get_sd(NULL, mode, &f), *sd2, *sd3;
+				bool named = dacl_names(sd, &owner_sid) || dacl_names(sd, &group_sid);
+				bool is_mode;
 				unsigned int i;
 
 				acl = set_acl(sd, &f);
-				if (richacl_equiv_mode(acl, &back) != 0 || back != (type | mode)) {
+				is_mode = richacl_equiv_mode(acl, &back) == 0;
+				if (is_mode == named || (is_mode && back != (type | mode))) {
 					print_acl("set(get(mode))", acl);
-					fail_msg("mode %04o (%s): not stored as the mode (got %04o)",
-						 mode, dir ? "dir" : "file", back & 07777);
+					fail_msg("mode %04o (%s): stored as %s (%04o), the DACL %s the owner or group",
+						 mode, dir ? "dir" : "file", is_mode ? "a mode" : "an acl",
+						 back & 07777, named ? "names" : "does not name");
 				}
+				as_mode += is_mode;
 				for (i = 0; i < NPEOPLE; i++) {
 					struct richacl_cred c = person_cred(&people[i]);
 
@@ -1049,13 +1093,48 @@ static void test_M13c_every_mode_round_trips_to_the_mode(void **state)
 							 richacl_access(from_mode, &rf, &c));
 					checks++;
 				}
+				/* the same DACL reads back */
+				sd2 = get_sd(acl, 0, &f);
+				sd3 = get_sd(NULL, mode, &f);
+				assert_int_equal(sd2->dacl->num_aces, sd3->dacl->num_aces);
+				for (i = 0; i < sd3->dacl->num_aces; i++) {
+					const struct nt_ace *a = &sd2->dacl->aces[i], *b = &sd3->dacl->aces[i];
+
+					if (a->type != b->type || a->flags != b->flags ||
+					    a->mask != b->mask || !nt_sid_equal(&a->trustee, &b->trustee))
+						fail_msg("mode %04o (%s): ACE %u reads back differently",
+							 mode, dir ? "dir" : "file", i);
+				}
+				/* after a chown the old owner keeps what the owner ACE gave */
+				if (dacl_names(sd, &owner_sid)) {
+					struct token t = { .n = 0 };
+
+					struct richacl_cred old = { f.owner, 9999, 0, NULL };
+					uint32_t k, w;
+
+					token_add(&t, &owner_sid);
+					token_add(&t, &nt_sid_world);
+					k = richacl_access(acl, &rf2, &old) & ~RICHACE_POSIX_ALWAYS_ALLOWED;
+					w = nt_access(sd, &t, &owner_sid) & ~RICHACE_POSIX_ALWAYS_ALLOWED;
+					if (!dir)
+						w &= ~RICHACE_DELETE_CHILD;
+					if (k != w) {
+						print_acl("set(get(mode))", acl);
+						fail_msg("mode %04o (%s): after a chown the old owner gets 0x%x, on Windows 0x%x",
+							 mode, dir ? "dir" : "file", k, w);
+					}
+					checks++;
+				}
+				nt_sd_free(sd3);
+				nt_sd_free(sd2);
 				richacl_free(acl);
 				richacl_free(from_mode);
 				nt_sd_free(sd);
 			}
 		}
 	}
-	printf("M13(c): 2048 modes (file/dir, two owners), %u credential checks\n", checks);
+	printf("M13(c): 2048 modes (file/dir, two owners), %u credential checks, %u stored as "
+	       "the mode\n", checks, as_mode);
 }
 
 int main(void)
@@ -1064,7 +1143,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_M13a_random_descriptors_round_trip),
 		cmocka_unit_test(test_M13b_random_richacls_round_trip),
-		cmocka_unit_test(test_M13c_every_mode_round_trips_to_the_mode),
+		cmocka_unit_test(test_M13c_every_mode_round_trips),
 	};
 
 	run_seed = env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL);

@@ -42,7 +42,12 @@
  *   file-inherit-only  inherit-only ACE of a non-directory dropped
  *   file-inherit-flags OI/CI/NP of a non-directory dropped
  *   unmapped-sid       a SID without a unix id: an entry that matches nobody
- *   owner-rights       OWNER RIGHTS: smbd honours it, the kernel does not
+ *   owner-rights       an OWNER RIGHTS ACE that applies to the object
+ *                      (not inherit-only): stored as owner@, which the
+ *                      kernel applies to the owner as smbd did, but the
+ *                      owner's implicit READ_CONTROL and WRITE_DAC, which
+ *                      smbd withheld, come back: the kernel always lets the
+ *                      owner read and change the acl
  *
  * usage:
  *   richacl-ntsd2xattr [--dir|--file] [--owner UID --group GID]
@@ -503,18 +508,33 @@ static void note_unmapped(const struct richacl *acl, struct notes *n)
 
 		if (!richace_is_unmapped(ace) || !who)
 			continue;
-		if (!strcmp(who, "S-1-3-4")) {
-			note(n, "owner-rights", "%s entry for OWNER RIGHTS (S-1-3-4): smbd "
-			     "honours it for the owner, the kernel matches nobody",
-			     richace_is_deny(ace) ? "deny" : "allow");
-			continue;
-		}
 		/* exact on both sides: match nobody on Windows too */
 		if (!strcmp(who, "S-1-0-0") || !strcmp(who, "S-1-3-0") ||
 		    !strcmp(who, "S-1-3-1"))
 			continue;
 		note(n, "unmapped-sid", "%s has no unix id: its %s entry matches nobody", who,
 		     richace_is_deny(ace) ? "deny" : "allow");
+	}
+}
+
+/*
+ * OWNER RIGHTS becomes owner@ (M8); what is lost is that its presence took
+ * away the owner's implicit READ_CONTROL and WRITE_DAC in smbd's check.
+ */
+static void note_owner_rights(const struct nt_sd *sd, struct notes *n)
+{
+	unsigned int i;
+
+	for (i = 0; sd->dacl && i < sd->dacl->num_aces; i++) {
+		const struct nt_ace *ace = &sd->dacl->aces[i];
+
+		if (!nt_sid_equal(&ace->trustee, &nt_sid_owner_rights) ||
+		    (ace->flags & NT_ACE_INHERIT_ONLY))
+			continue;
+		note(n, "owner-rights", "ACE %u for OWNER RIGHTS (S-1-3-4) stored as owner@: "
+		     "the owner's implicit READ_CONTROL and WRITE_DAC, which smbd withheld, "
+		     "come back (the kernel always lets the owner read and change the acl)", i);
+		return;
 	}
 }
 
@@ -576,6 +596,7 @@ static void map_descriptor(const void *buf, size_t len, const struct request *re
 		goto out;
 	}
 	note_unmapped(acl, n);
+	note_owner_rights(sd, n);
 	ret = richacl_to_store(acl, req->isdir ? S_IFDIR : S_IFREG, req->owner,
 			       req->group, &stored);
 	if (ret) {

@@ -492,7 +492,7 @@ class Checks:
 
     def c_identities(self):
         """SIDs resolve as smbd's: passdb users and group mappings, S-1-22,
-        well-known SIDs; the owner's SID becomes owner@."""
+        well-known SIDs; the owner's SID names its user (M8), not owner@."""
         e, r = self.e, self.r
         t = self.tree("ids")
         A, D = security.SEC_ACE_TYPE_ACCESS_ALLOWED, security.SEC_ACE_TYPE_ACCESS_DENIED
@@ -502,7 +502,7 @@ class Checks:
         daemon, binsid = e.sids["daemon"], e.sids["bin"]
         f = os.path.join(t, "file")
         e.mkfile(f, e.ntacl(e.sd_aces([
-            e.ace(A, FILE_ALL, daemon),                 # the owner's SID -> owner@
+            e.ace(A, FILE_ALL, daemon),                 # the owner's SID -> user:1
             e.ace(D, 0x2, binsid),                      # passdb user -> user:2
             e.ace(A, GENERIC_READ_FILE, "S-1-22-1-7"),  # unix user
             e.ace(A, GENERIC_READ_FILE, "S-1-22-2-8"),  # unix group
@@ -523,9 +523,9 @@ class Checks:
         r.check("identities: the tool succeeds", res.returncode == 0,
                 "exit %d: %s %s" % (res.returncode, res.stdout, res.stderr))
         self.expect_entries(
-            "identities: owner SID -> owner@, passdb user, S-1-22-1/2, groupmaps, Everyone, "
+            "identities: owner SID -> user:1, passdb user, S-1-22-1/2, groupmaps, Everyone, "
             "NETWORK unmapped", f,
-            [("owner@", FILE_ALL, "", "allow"), ("user:2", 0x2, "", "deny"),
+            [("user:1", FILE_ALL, "", "allow"), ("user:2", 0x2, "", "deny"),
              ("user:7", GENERIC_READ_FILE, "", "allow"),
              ("group:8", GENERIC_READ_FILE, "", "allow"),
              ("group:%d" % e.gid_tty, READ_EXEC, "", "allow"),
@@ -740,8 +740,8 @@ class Checks:
         self.expect_entries("normalised: unmapped SIDs kept as entries matching nobody",
                             p("unmapped"), [("user:S-1-5-21-9-9-9-1000", rx, "u", "allow"),
                                             ("user:S-1-5-32-545", rx, "u", "allow")])
-        self.expect_entries("normalised: OWNER RIGHTS kept (unmapped)", p("ownerrights"),
-                            [("user:S-1-3-4", GENERIC_READ_FILE, "u", "allow"),
+        self.expect_entries("normalised: OWNER RIGHTS -> owner@", p("ownerrights"),
+                            [("owner@", GENERIC_READ_FILE, "", "allow"),
                              ("everyone@", rx, "", "allow")])
         r.check("normalised: unmapped owner SID -> the file keeps uid 0",
                 os.lstat(p("ownerkept")).st_uid == 0, "uid %d" % os.lstat(p("ownerkept")).st_uid)
@@ -775,16 +775,21 @@ class Checks:
                 res.returncode == 0 and e.summary(res.stdout)["migrated"] == 1, res.stdout)
 
     def c_mode_equivalent(self):
-        """A descriptor that is what a mode-only file shows (M1) is stored as that
-        mode alone (M12): the kernel keeps no acl, the mode says it all."""
+        """A descriptor equivalent to a mode (OWNER RIGHTS and Everyone) is stored
+        as that mode alone (M12): the kernel keeps no acl, the mode says it all.
+        The same ACEs for the owner's SID name that SID (M8): an acl."""
         e, r = self.e, self.r
         t = self.tree("modeeq")
         f = os.path.join(t, "f")
         g = os.path.join(t, "g")
+        h = os.path.join(t, "h")
         # richacl_from_mode_nt(0644): owner@ FILE_ALL_ACCESS without DELETE
         # (0x1e01df, the owner's rights of a writable file), everyone@
-        # FILE_GENERIC_READ
-        e.mkfile(f, e.ntacl(e.sd_aces([e.ace(0, 0x1e01df, "S-1-22-1-0"),
+        # FILE_GENERIC_READ; owner@ written as OWNER RIGHTS
+        e.mkfile(f, e.ntacl(e.sd_aces([e.ace(0, 0x1e01df, "S-1-3-4"),
+                                       e.ace(0, GENERIC_READ_FILE, "S-1-1-0")]), 1), mode=0o600)
+        # the same for the owner's SID (uid 0): names uid 0 for good
+        e.mkfile(h, e.ntacl(e.sd_aces([e.ace(0, 0x1e01df, "S-1-22-1-0"),
                                        e.ace(0, GENERIC_READ_FILE, "S-1-1-0")]), 1), mode=0o600)
         # owner, group and everyone as a chmod 644 shows through Samba's
         # POSIX mapping: not mode-only, stored as an acl
@@ -798,9 +803,12 @@ class Checks:
                 not e.has_xattr(f, FAKE_STORE) and (st.st_mode & 0o7777) == 0o644,
                 "exit %d %s; mode %o, xattrs %r" % (res.returncode, res.stdout,
                                                    st.st_mode & 0o7777, os.listxattr(f)))
+        self.expect_entries("mode-equivalent: the owner's SID names uid 0: an acl", h,
+                            [("user:0", 0x1e01df, "", "allow"),
+                             ("everyone@", GENERIC_READ_FILE, "", "allow")])
         self.expect_entries("mode-equivalent: the 3-ACE descriptor is stored as an acl", g,
-                            [("owner@", 0x12019f, "", "allow"),
-                             ("group@", GENERIC_READ_FILE, "", "allow"),
+                            [("user:0", 0x12019f, "", "allow"),
+                             ("group:0", GENERIC_READ_FILE, "", "allow"),
                              ("everyone@", GENERIC_READ_FILE, "", "allow")])
 
     # ---------------------------------------------------------- errors

@@ -69,6 +69,12 @@ code under test printed.
              and a create under such a directory works.  A marker that
              does not fit (no xattr space left) leaves the DACL set, is
              logged, and Everyone: Full Control shows.
+  S-W-m8     an ACE names its SID for good (M8): after bob takes ownership
+             of alice's file, alice's ACE still grants alice, and bob gets
+             only his own ACE, over SMB and locally.  OWNER RIGHTS is the
+             entry that follows the owner (owner@): its allow and deny bind
+             the owner in the kernel as in smbd, and after a chown they
+             bind the new owner.
 
 Output: "ok ID desc" / "FAIL ID desc: details" lines and "N passed, N failed".
 
@@ -105,7 +111,7 @@ NO_XATTR = f"<{os.strerror(errno.ENODATA)}>"   # run.Suite.xattr() of a missing 
 
 class Windows(verdict.Verdict):
     ROWS = ["S-W-fa", "S-W-plain", "S-W-apply", "S-W-owner", "S-W-creator", "S-W-rmdir",
-            "S-W-exec", "S-W-lock", "S-W-merge", "S-W-null"]
+            "S-W-exec", "S-W-lock", "S-W-merge", "S-W-null", "S-W-m8"]
 
     def __init__(self, args):
         super().__init__(args)
@@ -1022,6 +1028,87 @@ class Windows(verdict.Verdict):
         got = self.xattr("wnul/cd/x", "system.richacl")
         self.expect_state(row, "which inherits nothing from the NULL DACL (no richacl, a mode)",
                           got == NO_XATTR, f"{got!r}")
+
+    def s_w_m8(self):
+        """S-W-m8: an ACE names its SID for good; OWNER RIGHTS follows the owner."""
+        row = "S-W-m8"
+        A = security.SEC_ACE_TYPE_ACCESS_ALLOWED
+        D = security.SEC_ACE_TYPE_ACCESS_DENIED
+        alice, bob = self.sids["alice"], self.sids["bob"]
+        owner_rights = "S-1-3-4"
+        wo = security.SEC_STD_WRITE_OWNER
+        dacl_access = run.READ_CONTROL | run.WRITE_DAC
+        self.mkdir("wm8", f"everyone@:{run.RX_DIR}::allow")
+
+        # alice's ACE stays alice's when bob takes ownership
+        self.mkfile("wm8/f", b"alice's\n", owner=1001)
+        st = self.set_sd_on("alice", "wm8/f", dacl_access, security.SECINFO_DACL,
+                            aces=[(A, alice, run.FILE_ALL_ACCESS),
+                                  (A, bob, run.FILE_GENERIC_READ | wo)])
+        self.expect_smb(row, "alice sets wm8\\f's DACL: alice Full Control, bob read + "
+                        "take ownership", OK, st)
+        entries = self.aclentries("wm8/f")[1]
+        self.expect_state(row, "alice's ACE is a user:1001 entry, not owner@",
+                          any(e[0] == "user:1001" and e[3] == "allow" for e in entries) and
+                          not any(e[0] == "owner@" for e in entries), f"{entries}")
+        st = self.set_sd_on("bob", "wm8/f", wo, security.SECINFO_OWNER, owner=bob)
+        self.expect_smb(row, "bob takes ownership of wm8\\f", OK, st)
+        self.expect_state(row, "bob owns wm8/f", self.owner("wm8/f") == 1002,
+                          f"uid {self.owner('wm8/f')}")
+        st, _ = self.smb_write_at("alice", "wm8/f", run.WRITE_DATA, b"A", 0)
+        self.expect_smb(row, "alice still writes wm8\\f over SMB (her ACE)", OK, st)
+        self.expect_local(row, "alice still opens wm8/f for writing (kernel)", "OK",
+                          self.l_open("alice", "wm8/f", os.O_WRONLY))
+        st, _ = self.smb_write_at("bob", "wm8/f", run.WRITE_DATA, b"B", 0)
+        self.expect_smb(row, "bob, now the owner, does not write wm8\\f over SMB", run.DENIED, st)
+        self.expect_local(row, "bob does not open wm8/f for writing (kernel)", "DENIED",
+                          self.l_open("bob", "wm8/f", os.O_WRONLY))
+        self.expect_local(row, "bob reads wm8/f (his ACE)", "OK", self.l_read("bob", "wm8/f"))
+        st, aces = self.get_dacl_sids("alice", "wm8/f")
+        self.expect_state(row, "the DACL reads back naming alice and bob as set",
+                          st == OK and aces == [(A, alice, run.FILE_ALL_ACCESS),
+                                                (A, bob, run.FILE_GENERIC_READ | wo)],
+                          f"{st} {aces}")
+
+        # OWNER RIGHTS: the owner, whoever that is, in the kernel as in smbd
+        self.mkfile("wm8/o", b"owner rights\n", owner=1001)
+        st = self.set_sd_on("alice", "wm8/o", dacl_access, security.SECINFO_DACL,
+                            aces=[(D, owner_rights, run.WRITE_DATA | security.SEC_FILE_APPEND_DATA),
+                                  (A, owner_rights, run.FILE_GENERIC_READ),
+                                  (A, run.SID_EVERYONE, run.FILE_GENERIC_WRITE)])
+        self.expect_smb(row, "alice sets wm8\\o's DACL: OWNER RIGHTS deny write, allow read; "
+                        "Everyone write", OK, st)
+        entries = self.aclentries("wm8/o")[1]
+        self.expect_state(row, "OWNER RIGHTS is stored as owner@ (deny and allow)",
+                          [e[0] for e in entries][:2] == ["owner@", "owner@"] and
+                          entries[0][3] == "deny" and entries[1][3] == "allow", f"{entries}")
+        st, data = self.smb_read("alice", "wm8/o")
+        self.expect_smb(row, "owner alice reads wm8\\o over SMB", OK, st)
+        self.expect_local(row, "owner alice reads wm8/o (kernel: owner@ allow)", "OK",
+                          self.l_read("alice", "wm8/o"))
+        st, _ = self.smb_write_at("alice", "wm8/o", run.WRITE_DATA, b"A", 0)
+        self.expect_smb(row, "owner alice does not write wm8\\o over SMB", run.DENIED, st)
+        self.expect_local(row, "owner alice does not open wm8/o for writing (kernel: owner@ "
+                          "deny, although Everyone may write)", "DENIED",
+                          self.l_open("alice", "wm8/o", os.O_WRONLY))
+        self.expect_local(row, "bob opens wm8/o for writing (Everyone)", "OK",
+                          self.l_open("bob", "wm8/o", os.O_WRONLY))
+        self.expect_local(row, "bob does not read wm8/o", "DENIED", self.l_read("bob", "wm8/o"))
+        st, aces = self.get_dacl_sids("alice", "wm8/o")
+        self.expect_state(row, "documented: OWNER RIGHTS reads back as the owner's SID",
+                          st == OK and [(t, sid) for t, sid, _ in aces] ==
+                          [(D, alice), (A, alice), (A, run.SID_EVERYONE)], f"{st} {aces}")
+        os.chown(self.p("wm8/o"), 1002, -1)
+        self.expect_local(row, "after a chown to bob, bob reads wm8/o (owner@ follows)", "OK",
+                          self.l_read("bob", "wm8/o"))
+        self.expect_local(row, "and bob may no longer write it", "DENIED",
+                          self.l_open("bob", "wm8/o", os.O_WRONLY))
+        self.expect_local(row, "and alice no longer reads it", "DENIED",
+                          self.l_read("alice", "wm8/o"))
+        self.expect_local(row, "and alice writes it (Everyone)", "OK",
+                          self.l_open("alice", "wm8/o", os.O_WRONLY))
+        st, data = self.smb_read("bob", "wm8/o")
+        self.expect_smb(row, "bob reads wm8\\o over SMB", OK, st)
 
     def must_access(self, rel, mode):
         if not os.access(self.p(rel), mode, effective_ids=True):
