@@ -709,12 +709,14 @@ static int richacl_read_blob(struct vfs_handle_struct *handle,
 /*
  * Read and decode the richacl of fsp.  *acl is NULL (and NT_STATUS_OK
  * returned) if the file has none, or if the filesystem does not support
- * richacls; then the file mode is the whole truth (M1).
+ * richacls; then the file mode is the whole truth (M1).  If _blob is not
+ * NULL it gets the value as read (empty without an acl).
  */
 static NTSTATUS richacl_fget(struct vfs_handle_struct *handle,
 			     struct files_struct *fsp,
 			     TALLOC_CTX *mem_ctx,
-			     struct richacl **_acl)
+			     struct richacl **_acl,
+			     DATA_BLOB *_blob)
 {
 	struct richacl_error err = { .code = 0 };
 	struct richacl *acl = NULL;
@@ -750,6 +752,9 @@ static NTSTATUS richacl_fget(struct vfs_handle_struct *handle,
 		return NT_STATUS_NO_MEMORY;
 	}
 	*_acl = acl;
+	if (_blob != NULL) {
+		*_blob = blob;
+	}
 	return NT_STATUS_OK;
 }
 
@@ -903,6 +908,119 @@ static void richacl_mark_null_dacl(struct vfs_handle_struct *handle,
 	}
 }
 
+/*
+ * OWNER RIGHTS marker.  An OWNER RIGHTS ACE is stored as owner@ (M8), the
+ * entry that follows the owner, and an owner@ entry reads back as the
+ * owner's SID (M4), as the owner@ entries of every other origin (a mode,
+ * CREATOR OWNER, the old mapping of the owner's SID, a local setrichacl)
+ * always have.  So that a DACL set with OWNER RIGHTS reads back with
+ * OWNER RIGHTS, and smbd then withholds the owner's implicit READ_CONTROL
+ * and WRITE_DAC as Windows does, the set leaves this marker: a copy of the
+ * system.richacl value as stored.  While the acl is still exactly that
+ * value, its owner@ entries read back as OWNER RIGHTS
+ * (richacl_map_file.owner_rights); any change to the acl (a chmod, a local
+ * setrichacl, a set over SMB without OWNER RIGHTS) ends that.  Like the
+ * NULL DACL marker it lives in the security namespace, which no user can
+ * write, and the kernel never reads it.  It only ever makes smbd stricter
+ * than the kernel, which lets the owner change the acl in any case.
+ */
+#define RICHACL_OWNER_RIGHTS_XATTR "security.richacl.owner_rights"
+
+/* Whether the marker of fsp holds exactly blob, the acl read from fsp. */
+static bool richacl_owner_rights_marked(struct vfs_handle_struct *handle,
+					struct files_struct *fsp,
+					const DATA_BLOB *blob)
+{
+	uint8_t *value = NULL;
+	ssize_t len;
+	bool marked;
+
+	if (blob->length == 0) {
+		return false;
+	}
+	value = talloc_array(talloc_tos(), uint8_t, blob->length + 1);
+	if (value == NULL) {
+		return false;
+	}
+	len = SMB_VFS_NEXT_FGETXATTR(handle, fsp, RICHACL_OWNER_RIGHTS_XATTR,
+				     value, blob->length + 1);
+	if (len == -1 && errno != ENODATA && errno != ERANGE) {
+		DBG_NOTICE("%s: reading %s failed: %s\n", fsp_str_dbg(fsp),
+			   RICHACL_OWNER_RIGHTS_XATTR, strerror(errno));
+	}
+	marked = len == (ssize_t)blob->length &&
+		 memcmp(value, blob->data, blob->length) == 0;
+	TALLOC_FREE(value);
+	return marked;
+}
+
+/*
+ * After a DACL was stored on fsp: mark the acl as set with OWNER RIGHTS if
+ * the DACL had an OWNER RIGHTS ACE and the file now has a richacl (a DACL
+ * that the kernel keeps as the mode alone reads back from the mode), else
+ * remove a marker.  As root; a failure only costs the display (owner@ then
+ * reads back as the owner's SID, and smbd grants the owner what the kernel
+ * grants), so it is logged.
+ */
+static void richacl_mark_owner_rights(struct vfs_handle_struct *handle,
+				      struct files_struct *fsp,
+				      bool owner_rights)
+{
+	TALLOC_CTX *frame = talloc_stackframe();
+	DATA_BLOB blob = data_blob_null;
+	char probe;
+	int ret, err;
+
+	if (owner_rights && richacl_read_blob(handle, fsp, frame, &blob) == -1) {
+		if (errno != ENODATA) {
+			DBG_NOTICE("%s: reading %s back failed: %s\n",
+				   fsp_str_dbg(fsp), RICHACL_XATTR,
+				   strerror(errno));
+		}
+		owner_rights = false;
+	}
+	if (!owner_rights &&
+	    SMB_VFS_NEXT_FGETXATTR(handle, fsp, RICHACL_OWNER_RIGHTS_XATTR,
+				   &probe, 0) == -1 && errno == ENODATA) {
+		TALLOC_FREE(frame);
+		return;
+	}
+	become_root();
+	if (owner_rights) {
+		ret = SMB_VFS_NEXT_FSETXATTR(handle, fsp,
+					     RICHACL_OWNER_RIGHTS_XATTR,
+					     blob.data, blob.length, 0);
+	} else {
+		ret = SMB_VFS_NEXT_FREMOVEXATTR(handle, fsp,
+						RICHACL_OWNER_RIGHTS_XATTR);
+	}
+	err = errno;
+	unbecome_root();
+	if (ret == -1 && !(err == ENODATA && !owner_rights)) {
+		DBG_WARNING("%s: %s %s failed: %s; %s\n", fsp_str_dbg(fsp),
+			    owner_rights ? "setting" : "removing",
+			    RICHACL_OWNER_RIGHTS_XATTR, strerror(err),
+			    owner_rights ?
+			    "OWNER RIGHTS reads back as the owner's SID" :
+			    "owner@ may read back as OWNER RIGHTS");
+	}
+	TALLOC_FREE(frame);
+}
+
+/* Whether the DACL of psd has an ACE for OWNER RIGHTS (S-1-3-4). */
+static bool richacl_sd_has_owner_rights(const struct security_descriptor *psd)
+{
+	uint32_t i;
+
+	for (i = 0; psd->dacl != NULL && i < psd->dacl->num_aces; i++) {
+		if (dom_sid_equal(&psd->dacl->aces[i].trustee,
+				  &global_sid_Owner_Rights)) {
+			return true;
+		}
+	}
+	return false;
+}
+
 /* ---- fget_nt_acl ---- */
 
 static NTSTATUS richacl_fget_nt_acl(struct vfs_handle_struct *handle,
@@ -919,7 +1037,8 @@ static NTSTATUS richacl_fget_nt_acl(struct vfs_handle_struct *handle,
 	struct richacl *acl = NULL;
 	struct nt_sd *ntsd = NULL;
 	const SMB_STRUCT_STAT *st = NULL;
-	bool null_dacl;
+	DATA_BLOB blob = data_blob_null;
+	bool null_dacl, owner_rights;
 	NTSTATUS status;
 	int ret;
 
@@ -937,11 +1056,14 @@ static NTSTATUS richacl_fget_nt_acl(struct vfs_handle_struct *handle,
 	}
 	st = &fsp->fsp_name->st;
 
-	status = richacl_fget(handle, fsp, frame, &acl);
+	status = richacl_fget(handle, fsp, frame, &acl, &blob);
 	if (!NT_STATUS_IS_OK(status)) {
 		TALLOC_FREE(frame);
 		return status;
 	}
+	owner_rights = (security_info & SECINFO_DACL) && acl != NULL &&
+		       richacl_shows_owner_rights(acl) &&
+		       richacl_owner_rights_marked(handle, fsp, &blob);
 	null_dacl = (security_info & SECINFO_DACL) &&
 		    (S_ISDIR(st->st_ex_mode) ? config->null_dacl_dirs :
 					       config->null_dacl_files) &&
@@ -964,6 +1086,7 @@ static NTSTATUS richacl_fget_nt_acl(struct vfs_handle_struct *handle,
 		.owner = st->st_ex_uid,
 		.group = st->st_ex_gid,
 		.isdir = S_ISDIR(st->st_ex_mode),
+		.owner_rights = owner_rights,
 	};
 	res = richacl_resolver(config);
 	ret = richacl_to_nt_sd(acl, st->st_ex_mode, &file, security_info,
@@ -1230,8 +1353,7 @@ static NTSTATUS richacl_from_sd(TALLOC_CTX *mem_ctx,
 	 * What to store so that the descriptor reads back as set, although
 	 * the kernel keeps a mode-equivalent acl as the mode alone (M12).
 	 */
-	ret = richacl_to_store(acl, file->isdir ? S_IFDIR : S_IFREG,
-			       file->owner, file->group, &stored);
+	ret = richacl_to_store(acl, file->isdir ? S_IFDIR : S_IFREG, &stored);
 	if (ret != 0 || !richacl_talloc_own(mem_ctx, stored)) {
 		return NT_STATUS_NO_MEMORY;
 	}
@@ -1618,11 +1740,10 @@ static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
 		}
 		chowned = true;
 		/*
-		 * What is stored for the DACL depends on the owner and group
-		 * the file now has (richacl_to_store() pins owner@ / group@
-		 * to them, the mode fallback of richacl_store() reads their
-		 * entries as owner@ / group@), and that fallback writes the
-		 * mode that chown left (without setuid/setgid).
+		 * The mode fallback of richacl_store() reads the entries of
+		 * the owner and group the file now has as owner@ / group@,
+		 * and writes the mode that chown left (without
+		 * setuid/setgid).
 		 */
 		status = vfs_stat_fsp(fsp);
 		if (!NT_STATUS_IS_OK(status)) {
@@ -1631,27 +1752,6 @@ static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
 			richacl_undo_chown(handle, fsp, &undo);
 			TALLOC_FREE(frame);
 			return status;
-		}
-		if (acl.asked != NULL &&
-		    (fsp->fsp_name->st.st_ex_uid != new_uid ||
-		     fsp->fsp_name->st.st_ex_gid != new_gid)) {
-			file.owner = fsp->fsp_name->st.st_ex_uid;
-			file.group = fsp->fsp_name->st.st_ex_gid;
-			DBG_NOTICE("%s: owner is %u:%u after chown to %u:%u; "
-				   "mapping the DACL for that\n",
-				   fsp_str_dbg(fsp), (unsigned int)file.owner,
-				   (unsigned int)file.group,
-				   (unsigned int)new_uid,
-				   (unsigned int)new_gid);
-			status = richacl_from_sd(frame, config,
-						 fsp_str_dbg(fsp), psd,
-						 &file, inherited, &acl,
-						 &blob);
-			if (!NT_STATUS_IS_OK(status)) {
-				richacl_undo_chown(handle, fsp, &undo);
-				TALLOC_FREE(frame);
-				return status;
-			}
 		}
 	}
 
@@ -1715,6 +1815,8 @@ static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
 	}
 	richacl_log_unmapped(fsp, acl.stored);
 	richacl_mark_null_dacl(handle, fsp, psd->dacl == NULL);
+	richacl_mark_owner_rights(handle, fsp,
+				  richacl_sd_has_owner_rights(psd));
 
 	TALLOC_FREE(frame);
 	return NT_STATUS_OK;
@@ -2792,7 +2894,7 @@ static bool richacl_kernel_grants(struct vfs_handle_struct *handle,
 	}
 	if (st.st_ex_uid != ut->uid ||
 	    (mask & ~RICHACE_POSIX_OWNER_ALLOWED) != 0) {
-		status = richacl_fget(handle, fsp, frame, &acl);
+		status = richacl_fget(handle, fsp, frame, &acl, NULL);
 		if (!NT_STATUS_IS_OK(status)) {
 			errno = map_errno_from_nt_status(status);
 			goto out;

@@ -57,20 +57,20 @@ struct richacl *richacl_from_mode_nt(mode_t mode);
 
 /*
  * The acl to store for acl (M12/M13), on a file of type mode (the
- * permission bits do not matter) with the given owner and owning group:
+ * permission bits do not matter):
  *  - if acl without the RICHACL_MODE_SHOWN_* bits is equivalent to a mode
  *    whose richacl_from_mode_nt() has exactly the entries of acl, that
  *    stripped acl (the kernel then keeps only the mode);
- *  - else, if acl itself is equivalent to a mode (the kernel would keep
- *    only the mode, and reading would not give acl back), acl with its
- *    owner@ / group@ entries written as user:owner / group:group, which
- *    grant the same to the same processes but are never mode-equivalent;
- *  - else a copy of acl.
+ *  - else a copy of acl.  If that copy is equivalent to a mode, the kernel
+ *    keeps only the mode, and reading gives that mode's DACL, which grants
+ *    the same.  Since the mapping writes the owner's and the group's SIDs
+ *    as user / group entries (M8), only owner@ from OWNER RIGHTS and
+ *    everyone@ can get there; owner@ is not pinned to user:owner, which
+ *    would stop following the owner.
  * The result has the maximum masks.  *out is set to a new acl; returns 0,
  * or -ENOMEM.
  */
-int richacl_to_store(const struct richacl *acl, mode_t mode, uint32_t owner,
-		     uint32_t group, struct richacl **out);
+int richacl_to_store(const struct richacl *acl, mode_t mode, struct richacl **out);
 
 /*
  * The mode to store for acl on a file system that keeps only the mode (no

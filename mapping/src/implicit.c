@@ -113,21 +113,7 @@ static int collapses_exactly(const struct richacl *acl, mode_t type,
 	return 0;
 }
 
-/* owner@ -> user:owner, group@ -> group:group (same processes, never mode-equivalent) */
-static void pin_owner_and_group(struct richacl *acl, uint32_t owner, uint32_t group)
-{
-	struct richace *ace;
-
-	richacl_for_each_entry(ace, acl) {
-		if (richace_is_owner(ace))
-			richace_set_uid(ace, owner);
-		else if (richace_is_group(ace))
-			richace_set_gid(ace, group);
-	}
-}
-
-int richacl_to_store(const struct richacl *acl, mode_t mode, uint32_t owner,
-		     uint32_t group, struct richacl **out)
+int richacl_to_store(const struct richacl *acl, mode_t mode, struct richacl **out)
 {
 	mode_t type = mode & S_IFMT;
 	struct richacl *copy;
@@ -148,8 +134,6 @@ int richacl_to_store(const struct richacl *acl, mode_t mode, uint32_t owner,
 	copy = richacl_clone(acl);
 	if (!copy)
 		return -ENOMEM;
-	if (richacl_equiv_mode(copy, &type) == 0)
-		pin_owner_and_group(copy, owner, group);
 done:
 	richacl_compute_max_masks(copy);
 	*out = copy;
@@ -159,7 +143,7 @@ fail:
 	return ret;
 }
 
-/* user:owner -> owner@, group:group -> group@: the inverse of pin_owner_and_group() */
+/* user:owner -> owner@, group:group -> group@ (the same processes, now) */
 static void unpin_owner_and_group(struct richacl *acl, uint32_t owner, uint32_t group)
 {
 	struct richace *ace;

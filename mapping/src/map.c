@@ -238,6 +238,24 @@ static void emit_ace(struct nt_acl *dacl, const struct richace *e, uint8_t flags
 	ace->trustee = *sid;
 }
 
+/* an inheritable inherit-only owner@ / group@ entry: CREATOR OWNER / GROUP */
+static bool shown_as_creator(uint8_t flags)
+{
+	return (flags & (NT_ACE_OBJECT_INHERIT | NT_ACE_CONTAINER_INHERIT)) &&
+	       (flags & NT_ACE_INHERIT_ONLY);
+}
+
+bool richacl_shows_owner_rights(const struct richacl *acl)
+{
+	const struct richace *e;
+
+	richacl_for_each_entry(e, acl) {
+		if (richace_is_owner(e) && !shown_as_creator(richace_flags_to_nt(e->e_flags)))
+			return true;
+	}
+	return false;
+}
+
 /*
  * owner@ / group@ (M4): the effective part names the owner / group SID,
  * the inheritable part CREATOR OWNER / CREATOR GROUP (inherit-only).  An
@@ -301,8 +319,13 @@ static int richace_to_nt(struct map_ctx *ctx, struct nt_acl *dacl, const struct 
 	shown.e_mask = shown_mask(entry, ctx->file->isdir);
 
 	if (richace_is_owner(e)) {
-		emit_owner_or_group(dacl, e, richace_flags_to_nt(flags), &ctx->owner_sid,
-				    &nt_sid_creator_owner);
+		uint8_t ntflags = richace_flags_to_nt(flags);
+
+		if (ctx->file->owner_rights && !shown_as_creator(ntflags))
+			emit_ace(dacl, e, ntflags, &nt_sid_owner_rights);
+		else
+			emit_owner_or_group(dacl, e, ntflags, &ctx->owner_sid,
+					    &nt_sid_creator_owner);
 		return 0;
 	}
 	if (richace_is_group(e)) {

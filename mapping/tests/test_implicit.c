@@ -29,6 +29,7 @@
 #include "richacl_implicit.h"
 #include "helpers_acl.h"
 #include "helpers_resolver.h"
+#include "alloc_fail.h"
 
 #define OWNER	1001
 #define GROUP	2001
@@ -49,8 +50,8 @@
 /* M1: what the kernel lets the owner do whatever the mode (chmod, chgrp, utimes) */
 #define OWNER_ALWAYS		(WRITE_ATTRIBUTES | NT_WRITE_DAC | NT_WRITE_OWNER)
 
-static const struct richacl_map_file a_file = { OWNER, GROUP, false };
-static const struct richacl_map_file a_dir = { OWNER, GROUP, true };
+static const struct richacl_map_file a_file = { OWNER, GROUP, false, false };
+static const struct richacl_map_file a_dir = { OWNER, GROUP, true, false };
 
 static struct richacl *mode_acl(mode_t mode)
 {
@@ -163,7 +164,7 @@ static struct richacl *to_store(const struct richacl *acl, mode_t type)
 {
 	struct richacl *out = NULL;
 
-	assert_int_equal(richacl_to_store(acl, type, OWNER, GROUP, &out), 0);
+	assert_int_equal(richacl_to_store(acl, type, &out), 0);
 	assert_non_null(out);
 	return out;
 }
@@ -192,8 +193,9 @@ static void test_M12_mode_shown_is_stored_as_the_mode(void **state)
 
 /*
  * M13 through the whole chain, for the DACLs smb2.acls.GENERIC and OWNER
- * set (one ACE for the owner's SID): descriptor -> richacl (M8: owner@) ->
- * richacl_to_store -> kernel storage rule -> descriptor gives the same ACE.
+ * set (one ACE for the owner's SID): descriptor -> richacl (M8: a user
+ * entry) -> richacl_to_store -> kernel storage rule -> descriptor gives the
+ * same ACE.
  */
 static void check_owner_ace_round_trip(uint32_t set_mask, uint32_t want_mask,
 				       const struct richacl_map_file *file)
@@ -268,13 +270,17 @@ static void test_M13_owner_ace_reads_back_as_set(void **state)
 }
 
 /*
- * M8/M13: a mode-equivalent acl that the mode would not give back has its
- * owner@ / group@ entries written as user:owner / group:group; then the
- * kernel keeps it as an acl.
+ * M8/M12: a mode-equivalent acl that the mode would not give back (owner@
+ * from OWNER RIGHTS, group@ deny) is stored as it is: owner@ is not pinned
+ * to user:owner, which would stop following the owner.  The kernel keeps
+ * the mode, whose DACL grants the same (documented loss, docs/mapping.md).
  */
-static void test_M13_lossy_mode_equivalent_acl_is_pinned(void **state)
+static void test_M12_lossy_mode_equivalent_acl_is_not_pinned(void **state)
 {
+	const uint32_t chowned_owner = 1005;
 	struct richacl *acl = richacl_alloc(2), *stored;
+	struct richacl_file moved = { chowned_owner, GROUP, false };
+	struct richacl_cred old = { OWNER, 9999, 0, NULL }, now = { chowned_owner, 9999, 0, NULL };
 	mode_t m = S_IFREG;
 
 	assert_non_null(acl);
@@ -288,14 +294,14 @@ static void test_M13_lossy_mode_equivalent_acl_is_pinned(void **state)
 
 	stored = to_store(acl, S_IFREG);
 	assert_int_equal(stored->a_count, 2);
-	assert_entry(stored, 0, ALLOW, false, OWNER, RICHACE_READ_DATA);
-	assert_false(stored->a_entries[0].e_flags & RICHACE_IDENTIFIER_GROUP);
-	assert_entry(stored, 1, DENY, false, GROUP, RICHACE_READ_DATA);
-	assert_true(stored->a_entries[1].e_flags & RICHACE_IDENTIFIER_GROUP);
+	assert_entry(stored, 0, ALLOW, true, RICHACE_OWNER_SPECIAL_ID, RICHACE_READ_DATA);
+	assert_entry(stored, 1, DENY, true, RICHACE_GROUP_SPECIAL_ID, RICHACE_READ_DATA);
 	m = S_IFREG;
-	assert_int_equal(richacl_equiv_mode(stored, &m), -1);
-	/* maximum masks (M12): the owner class keeps r */
-	assert_true(stored->a_owner_mask & RICHACE_READ_DATA);
+	assert_int_equal(richacl_equiv_mode(stored, &m), 0);
+	assert_int_equal(m & 0777, 0400);
+	/* after a chown the new owner reads, the old one does not */
+	assert_true(richacl_access(stored, &moved, &now) & RICHACE_READ_DATA);
+	assert_false(richacl_access(stored, &moved, &old) & RICHACE_READ_DATA);
 	richacl_free(stored);
 	richacl_free(acl);
 }
@@ -402,6 +408,50 @@ static void test_store_as_mode_refuses_other_entries(void **state)
 	}
 }
 
+/* the set-id and sticky bits and the file type stay as they were */
+static void test_store_as_mode_keeps_special_bits(void **state)
+{
+	struct richacl *acl = helper_acl("user:1002:rwpdx::allow group:2001:rx::allow");
+	mode_t m = S_IFDIR | S_ISGID | S_ISVTX | 0777;
+
+	(void)state;
+	assert_int_equal(richacl_store_as_mode(acl, 1002, GROUP, &m), 0);
+	assert_int_equal(m, S_IFDIR | S_ISGID | S_ISVTX | 0750);
+	richacl_free(acl);
+}
+
+/* out of memory: -ENOMEM, *mode unchanged, nothing leaked (ASan) */
+static void test_store_as_mode_out_of_memory(void **state)
+{
+	struct richacl *acl = helper_acl("user:1002:rwp::allow group:2001:r::allow");
+	unsigned int failures = 0;
+	long nth;
+
+	(void)state;
+	if (!alloc_fail_available()) {
+		richacl_free(acl);
+		print_message("allocation failure injection unavailable\n");
+		skip();
+	}
+	for (nth = 0;; nth++) {
+		mode_t m = S_IFREG | 0777;
+		int ret;
+
+		alloc_fail_arm(nth);
+		ret = richacl_store_as_mode(acl, 1002, GROUP, &m);
+		if (!alloc_fail_disarm()) {
+			assert_int_equal(ret, 0);
+			assert_int_equal(m, S_IFREG | 0640);
+			break;
+		}
+		assert_int_equal(ret, -ENOMEM);
+		assert_int_equal(m, S_IFREG | 0777);
+		failures++;
+	}
+	assert_true(failures >= 2);
+	richacl_free(acl);
+}
+
 /* the current owner's and group's entries are the mode's classes */
 static void test_store_as_mode_owner_and_group_entries(void **state)
 {
@@ -423,12 +473,14 @@ int main(void)
 		cmocka_unit_test(test_M1_deny_entries),
 		cmocka_unit_test(test_M12_mode_shown_is_stored_as_the_mode),
 		cmocka_unit_test(test_M13_owner_ace_reads_back_as_set),
-		cmocka_unit_test(test_M13_lossy_mode_equivalent_acl_is_pinned),
+		cmocka_unit_test(test_M12_lossy_mode_equivalent_acl_is_not_pinned),
 		cmocka_unit_test(test_M13_other_acls_stored_unchanged),
 		cmocka_unit_test(test_M12_everyone_only_lossy_acl_left_alone),
 		cmocka_unit_test(test_store_as_mode_every_displayed_mode),
 		cmocka_unit_test(test_store_as_mode_refuses_other_entries),
 		cmocka_unit_test(test_store_as_mode_owner_and_group_entries),
+		cmocka_unit_test(test_store_as_mode_keeps_special_bits),
+		cmocka_unit_test(test_store_as_mode_out_of_memory),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -39,8 +39,8 @@
 
 #define ALL_SECINFO	(NT_SECINFO_OWNER | NT_SECINFO_GROUP | NT_SECINFO_DACL)
 
-static const struct richacl_map_file a_file = { OWNER, GROUP, false };
-static const struct richacl_map_file a_dir = { OWNER, GROUP, true };
+static const struct richacl_map_file a_file = { OWNER, GROUP, false, false };
+static const struct richacl_map_file a_dir = { OWNER, GROUP, true, false };
 
 /* ---- helpers ---- */
 
@@ -378,7 +378,7 @@ static void test_M3_owner_group_sids_from_resolver(void **state)
 /* M3: no SID from the resolver -> Samba's Unix SIDs S-1-22-1-uid / S-1-22-2-gid */
 static void test_M3_unix_sid_fallback(void **state)
 {
-	const struct richacl_map_file f = { 500, 100, false };
+	const struct richacl_map_file f = { 500, 100, false, false };
 	struct nt_sd *sd = get_sd(NULL, 0640, &f, ALL_SECINFO);
 	struct nt_sid o = sid_of("S-1-22-1-500"), g = sid_of("S-1-22-2-100");
 	struct richacl_error err;
@@ -847,7 +847,7 @@ static void test_M8_everyone_owner_group_sids(void **state)
  */
 static void test_M8_owner_rights_is_owner_entry(void **state)
 {
-	const struct richacl_map_file chowned = { 1002, GROUP, false };
+	const struct richacl_map_file chowned = { 1002, GROUP, false, false };
 	struct nt_sd *sd = new_sd(3);
 	struct richacl *acl;
 
@@ -941,7 +941,7 @@ static void test_M8_inheritable_owner_sid_stays_named(void **state)
  */
 static void test_M8_owner_sid_ace_does_not_follow_ownership(void **state)
 {
-	const struct richacl_map_file chowned = { 1002, GROUP, false };
+	const struct richacl_map_file chowned = { 1002, GROUP, false, false };
 	struct nt_sd *sd = new_sd(1);
 	struct richacl *acl, *acl2;
 
@@ -956,6 +956,57 @@ static void test_M8_owner_sid_ace_does_not_follow_ownership(void **state)
 	acl2 = set_sd(sd, &chowned);
 	assert_true(richacl_equal(acl, acl2));
 	richacl_free(acl2);
+	richacl_free(acl);
+	nt_sd_free(sd);
+}
+
+/*
+ * Reading with owner_rights (vfs_richacl's marker says the acl was set
+ * with OWNER RIGHTS and is unchanged): owner@ entries read back as the
+ * OWNER RIGHTS ACEs that were set, flags included; an inheritable
+ * inherit-only one as CREATOR OWNER (the same entry).  Without the marker
+ * they read back as the owner's SID (M4).
+ */
+static void test_M8_owner_rights_read_back(void **state)
+{
+	struct richacl_map_file marked = a_dir;
+	struct nt_sd *sd = new_sd(5), *back;
+	struct richacl *acl;
+
+	(void)state;
+	marked.owner_rights = true;
+	set_ace(sd, 0, DENY, 0, W, "S-1-3-4");
+	set_ace(sd, 1, ALLOW, OI | CI, R, "S-1-3-4");
+	set_ace(sd, 2, ALLOW, CI | IO, X, "S-1-3-4");
+	set_ace(sd, 3, ALLOW, 0, R | W, dom(OWNER));
+	set_ace(sd, 4, ALLOW, IO, P, "S-1-3-4");	/* inert, not inheritable */
+	acl = set_sd(sd, &a_dir);
+	assert_true(richacl_shows_owner_rights(acl));
+	back = get_sd(acl, 0, &marked, NT_SECINFO_DACL);
+	assert_int_equal(back->dacl->num_aces, 5);
+	assert_ace(back->dacl, 0, DENY, 0, W, "S-1-3-4");
+	assert_ace(back->dacl, 1, ALLOW, OI | CI, R, "S-1-3-4");
+	assert_ace(back->dacl, 2, ALLOW, CI | IO, X, "S-1-3-0");
+	assert_ace(back->dacl, 3, ALLOW, 0, R | W, dom(OWNER));
+	assert_ace(back->dacl, 4, ALLOW, IO, P, "S-1-3-4");
+	nt_sd_free(back);
+	/* without the marker: the owner's SID, inheritable part split (M4) */
+	back = get_sd(acl, 0, &a_dir, NT_SECINFO_DACL);
+	assert_int_equal(back->dacl->num_aces, 6);
+	assert_ace(back->dacl, 0, DENY, 0, W, dom(OWNER));
+	assert_ace(back->dacl, 1, ALLOW, 0, R, dom(OWNER));
+	assert_ace(back->dacl, 2, ALLOW, OI | CI | IO, R, "S-1-3-0");
+	assert_ace(back->dacl, 3, ALLOW, CI | IO, X, "S-1-3-0");
+	nt_sd_free(back);
+	richacl_free(acl);
+	nt_sd_free(sd);
+
+	/* only CREATOR OWNER, or no owner@ at all: nothing to mark */
+	sd = new_sd(2);
+	set_ace(sd, 0, ALLOW, OI | CI, R, "S-1-3-0");
+	set_ace(sd, 1, ALLOW, 0, R, dom(OWNER));
+	acl = set_sd(sd, &a_dir);
+	assert_false(richacl_shows_owner_rights(acl));
 	richacl_free(acl);
 	nt_sd_free(sd);
 }
@@ -1662,6 +1713,7 @@ int main(void)
 		cmocka_unit_test(test_M8_inheritable_owner_sid_stays_named),
 		cmocka_unit_test(test_M8_owner_sid_ace_does_not_follow_ownership),
 		cmocka_unit_test(test_M8_owner_rights_is_owner_entry),
+		cmocka_unit_test(test_M8_owner_rights_read_back),
 		cmocka_unit_test(test_M8_other_sids_through_resolver),
 		cmocka_unit_test(test_M8_id_both_round_trip),
 		cmocka_unit_test(test_M9_unmapped_sid_kept),

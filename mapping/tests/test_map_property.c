@@ -48,6 +48,7 @@
 #include <time.h>
 
 #include "richacl_ntsd.h"
+#include "richacl_implicit.h"
 #include "helpers_resolver.h"
 
 /* ---- PRNG ---- */
@@ -479,6 +480,7 @@ static void random_file(struct rng *r, struct richacl_map_file *f)
 	f->owner = file_owners[below(r, sizeof(file_owners) / sizeof(file_owners[0]))];
 	f->group = file_groups[below(r, sizeof(file_groups) / sizeof(file_groups[0]))];
 	f->isdir = chance(r, 50);
+	f->owner_rights = chance(r, 50);	/* vfs_richacl's OWNER RIGHTS marker */
 }
 
 static void fail_sd_case(unsigned int n, const char *what, const struct nt_sd *sd,
@@ -496,6 +498,7 @@ static void fail_sd_case(unsigned int n, const char *what, const struct nt_sd *s
 
 struct stats_a {
 	unsigned int cases, dirs, null_dacls, token_checks, inherit_checks, kernel_checks;
+	unsigned int stored_checks, stored_as_mode;
 	unsigned int null_dacl_no_everyone, inheritable_lists;
 };
 
@@ -519,11 +522,13 @@ static struct nt_sid canonical_of(const struct nt_sid *sid)
 /*
  * The inheritable ACEs (OI or CI) of a directory's DACL, normalised as
  * docs/mapping.md says: generic rights mapped, CREATOR OWNER / GROUP ACEs
- * inherit-only, OWNER RIGHTS ACEs (owner@, whose inheritable part reads
- * back as CREATOR OWNER) likewise, SIDs that map to an id replaced by that
- * id's SID.
+ * inherit-only, SIDs that map to an id replaced by that id's SID.  OWNER
+ * RIGHTS is owner@: read back with owner_rights (the marker) it stays
+ * OWNER RIGHTS unless it is inherit-only, which reads back as CREATOR
+ * OWNER; without, its inheritable part always reads back as CREATOR OWNER.
  */
-static unsigned int inheritable_aces(const struct nt_sd *sd, struct nt_ace *out)
+static unsigned int inheritable_aces(const struct nt_sd *sd, bool owner_rights,
+				     struct nt_ace *out)
 {
 	const uint8_t inherit = NT_ACE_OBJECT_INHERIT | NT_ACE_CONTAINER_INHERIT;
 	unsigned int i, n = 0;
@@ -534,7 +539,8 @@ static unsigned int inheritable_aces(const struct nt_sd *sd, struct nt_ace *out)
 		if (!(ace.flags & inherit))
 			continue;
 		ace.mask = nt_map_generic_file(ace.mask);
-		if (nt_sid_equal(&ace.trustee, &nt_sid_owner_rights))
+		if (nt_sid_equal(&ace.trustee, &nt_sid_owner_rights) &&
+		    (!owner_rights || (ace.flags & NT_ACE_INHERIT_ONLY)))
 			ace.trustee = nt_sid_creator_owner;
 		if (nt_sid_equal(&ace.trustee, &nt_sid_creator_owner) ||
 		    nt_sid_equal(&ace.trustee, &nt_sid_creator_group))
@@ -556,8 +562,8 @@ static void check_inheritable_aces(const struct nt_sd *sd, const struct nt_sd *s
 
 	assert_true(!sd->dacl || sd->dacl->num_aces <= 16);
 	assert_true(!sd2->dacl || sd2->dacl->num_aces <= 32);
-	na = inheritable_aces(sd, a);
-	nb = inheritable_aces(sd2, b);
+	na = inheritable_aces(sd, f->owner_rights, a);
+	nb = inheritable_aces(sd2, f->owner_rights, b);
 	for (i = 0; i < na && i < nb; i++)
 		if (a[i].type != b[i].type || a[i].flags != b[i].flags ||
 		    a[i].mask != b[i].mask || !nt_sid_equal(&a[i].trustee, &b[i].trustee))
@@ -613,6 +619,53 @@ static void check_inheritance_nt(const struct nt_sd *sd, const struct nt_sd *sd2
 			nt_sd_free(k2);
 		}
 	}
+}
+
+/*
+ * What is stored (richacl_to_store(), and the mode alone where the kernel
+ * keeps an acl equivalent to a mode as its mode) grants every person what
+ * the mapped acl grants, for the file's owner and after a chown to
+ * another: storing never pins owner@ (OWNER RIGHTS) to the owner of the
+ * moment, and never lets a named entry follow the owner.
+ */
+static void check_stored(const struct richacl *acl, const struct richacl_map_file *f,
+			 unsigned int n, struct stats_a *st)
+{
+	const uint32_t owners[] = { f->owner, f->owner == 1005 ? 1002 : 1005 };
+	mode_t type = f->isdir ? S_IFDIR : S_IFREG, m = type;
+	struct richacl *stored = NULL, *kept;
+	uint32_t compared = ~(uint32_t)RICHACE_POSIX_ALWAYS_ALLOWED;
+	unsigned int o, i;
+
+	assert_int_equal(richacl_to_store(acl, type, &stored), 0);
+	if (richacl_equiv_mode(stored, &m) == 0) {
+		/* a mode: what its bits say (the rest is implicit, M1) */
+		kept = richacl_from_mode(m);
+		assert_non_null(kept);
+		richacl_free(stored);
+		compared = richacl_mode_to_mask(7);
+		st->stored_as_mode++;
+	} else {
+		kept = stored;
+	}
+	for (o = 0; o < 2; o++) {
+		struct richacl_file rf = { owners[o], f->group, f->isdir };
+
+		for (i = 0; i < NPEOPLE; i++) {
+			struct richacl_cred c = person_cred(&people[i]);
+			uint32_t want = richacl_access(acl, &rf, &c), got = richacl_access(kept, &rf, &c);
+
+			if ((want ^ got) & compared) {
+				print_acl("acl", acl);
+				print_acl("kept", kept);
+				fail_msg("seed %" PRIu64 " case %u: owner %u, uid %u: the acl grants 0x%x, "
+					 "what is kept 0x%x", run_seed, n, owners[o], people[i].uid,
+					 want, got);
+			}
+			st->stored_checks++;
+		}
+	}
+	richacl_free(kept);
 }
 
 static void test_M13a_random_descriptors_round_trip(void **state)
@@ -682,6 +735,7 @@ static void test_M13a_random_descriptors_round_trip(void **state)
 			st.inheritable_lists++;
 			check_inheritance_nt(sd, sd2, tokens, n, &f, acl, &st);
 		}
+		check_stored(acl, &f, n, &st);
 		nt_sd_free(sd2);
 		richacl_free(acl);
 		nt_sd_free(sd);
@@ -693,6 +747,8 @@ static void test_M13a_random_descriptors_round_trip(void **state)
 	       st.inheritable_lists);
 	printf("M13(a): NULL DACL normalisation: %u checks of a token without Everyone "
 	       "(granted all before, nothing after; documented)\n", st.null_dacl_no_everyone);
+	printf("M13(a): what is stored grants the same, also after a chown: %u checks "
+	       "(%u kept as a mode)\n", st.stored_checks, st.stored_as_mode);
 }
 
 /* ---- (b) random richacls ---- */
@@ -1061,8 +1117,8 @@ static void test_M13c_every_mode_round_trips(void **state)
 	test_resolver_init(&world_resolver);
 	for (dir = 0; dir < 2; dir++) {
 		for (o = 0; o < 2; o++) {
-			struct richacl_map_file f = { owners[o], o ? 100 : 2001, dir };
-			struct richacl_map_file chowned = { 1003, f.group, dir };
+			struct richacl_map_file f = { owners[o], o ? 100 : 2001, dir, false };
+			struct richacl_map_file chowned = { 1003, f.group, dir, false };
 			struct nt_sid owner_sid, group_sid;
 
 			canonical_sid(false, f.owner, &owner_sid);
@@ -1121,6 +1177,29 @@ static void test_M13c_every_mode_round_trips(void **state)
 					if (k != w) {
 						print_acl("set(get(mode))", acl);
 						fail_msg("mode %04o (%s): after a chown the old owner gets 0x%x, on Windows 0x%x",
+							 mode, dir ? "dir" : "file", k, w);
+					}
+					checks++;
+				}
+				/* and the new owner gets only what the DACL gives his SID */
+				{
+					struct richacl_cred now = { 1003, 2001, 1, (uint32_t[]){ 2001 } };
+					struct token t = { .n = 0 };
+					struct nt_sid sid1003, gsid2001;
+					uint32_t k, w;
+
+					canonical_sid(false, 1003, &sid1003);
+					canonical_sid(true, 2001, &gsid2001);
+					token_add(&t, &sid1003);
+					token_add(&t, &gsid2001);
+					token_add(&t, &nt_sid_world);
+					k = richacl_access(acl, &rf2, &now) & ~RICHACE_POSIX_ALWAYS_ALLOWED;
+					w = nt_access(sd, &t, &sid1003) & ~RICHACE_POSIX_ALWAYS_ALLOWED;
+					if (!dir)
+						w &= ~RICHACE_DELETE_CHILD;
+					if (!is_mode && k != w) {
+						print_acl("set(get(mode))", acl);
+						fail_msg("mode %04o (%s): after a chown the new owner gets 0x%x, on Windows 0x%x",
 							 mode, dir ? "dir" : "file", k, w);
 					}
 					checks++;

@@ -597,8 +597,7 @@ static void map_descriptor(const void *buf, size_t len, const struct request *re
 	}
 	note_unmapped(acl, n);
 	note_owner_rights(sd, n);
-	ret = richacl_to_store(acl, req->isdir ? S_IFDIR : S_IFREG, req->owner,
-			       req->group, &stored);
+	ret = richacl_to_store(acl, req->isdir ? S_IFDIR : S_IFREG, &stored);
 	if (ret) {
 		set_error(r, ret, "%s", strerror(-ret));
 		goto out;

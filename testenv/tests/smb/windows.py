@@ -74,7 +74,10 @@ code under test printed.
              only his own ACE, over SMB and locally.  OWNER RIGHTS is the
              entry that follows the owner (owner@): its allow and deny bind
              the owner in the kernel as in smbd, and after a chown they
-             bind the new owner.
+             bind the new owner.  It reads back as OWNER RIGHTS while the
+             acl is the one set (a marker only root can write), so smbd
+             withholds the owner's WRITE_DAC as Windows does; once the acl
+             changes, owner@ reads back as the owner's SID.
 
 Output: "ok ID desc" / "FAIL ID desc: details" lines and "N passed, N failed".
 
@@ -106,6 +109,7 @@ ADD_FILE = security.SEC_DIR_ADD_FILE
 MODIFY = "rwpxDaARWcS"          # the same as richacl text
 PLAIN_SHARE = "rplain"          # testenv/smb/smbconf.sh --test-shares
 NULL_MARKER = "security.richacl.null_dacl"
+OWNER_RIGHTS_MARKER = "security.richacl.owner_rights"
 NO_XATTR = f"<{os.strerror(errno.ENODATA)}>"   # run.Suite.xattr() of a missing one
 
 
@@ -1095,9 +1099,17 @@ class Windows(verdict.Verdict):
                           self.l_open("bob", "wm8/o", os.O_WRONLY))
         self.expect_local(row, "bob does not read wm8/o", "DENIED", self.l_read("bob", "wm8/o"))
         st, aces = self.get_dacl_sids("alice", "wm8/o")
-        self.expect_state(row, "documented: OWNER RIGHTS reads back as the owner's SID",
+        self.expect_state(row, "the DACL reads back with OWNER RIGHTS as set",
                           st == OK and [(t, sid) for t, sid, _ in aces] ==
-                          [(D, alice), (A, alice), (A, run.SID_EVERYONE)], f"{st} {aces}")
+                          [(D, owner_rights), (A, owner_rights), (A, run.SID_EVERYONE)],
+                          f"{st} {aces}")
+        st = self.set_sd_on("alice", "wm8/o", dacl_access, security.SECINFO_DACL,
+                            aces=[(A, run.SID_EVERYONE, run.FILE_ALL_ACCESS)])
+        self.expect_smb(row, "owner alice may not change wm8\\o's DACL over SMB (OWNER "
+                        "RIGHTS takes WRITE_DAC away, as on Windows)", run.DENIED, st)
+        got = self.local("bob", lambda: os.setxattr(self.p("wm8/o"), OWNER_RIGHTS_MARKER,
+                                                    b"x"))
+        self.expect_local(row, "bob writes the OWNER RIGHTS marker locally", "DENIED", got)
         os.chown(self.p("wm8/o"), 1002, -1)
         self.expect_local(row, "after a chown to bob, bob reads wm8/o (owner@ follows)", "OK",
                           self.l_read("bob", "wm8/o"))
@@ -1109,6 +1121,27 @@ class Windows(verdict.Verdict):
                           self.l_open("alice", "wm8/o", os.O_WRONLY))
         st, data = self.smb_read("bob", "wm8/o")
         self.expect_smb(row, "bob reads wm8\\o over SMB", OK, st)
+        # documented: the kernel lets the owner change the acl in any case
+        self.expect_local(row, "documented: owner bob changes wm8/o's acl locally", "OK",
+                          self.l_setrichacl("bob", "wm8/o", "--modify",
+                                            f"everyone@:{run.R_FILE}::allow"))
+        st, aces = self.get_dacl_sids("bob", "wm8/o")
+        self.expect_state(row, "the acl changed: owner@ reads back as the owner's SID (bob)",
+                          st == OK and bob in [sid for _, sid, _ in aces] and
+                          owner_rights not in [sid for _, sid, _ in aces], f"{st} {aces}")
+        # a set without OWNER RIGHTS removes the marker
+        self.mkfile("wm8/n", b"n\n", owner=1001)
+        st = self.set_sd_on("alice", "wm8/n", dacl_access, security.SECINFO_DACL,
+                            aces=[(A, owner_rights, run.FILE_GENERIC_READ | run.WRITE_DAC |
+                                   run.READ_CONTROL)])
+        self.expect_smb(row, "alice sets OWNER RIGHTS read + WRITE_DAC on wm8\\n", OK, st)
+        self.expect_state(row, "wm8/n has the marker", self.xattr("wm8/n", OWNER_RIGHTS_MARKER)
+                          != NO_XATTR, self.xattr("wm8/n", OWNER_RIGHTS_MARKER))
+        st = self.set_sd_on("alice", "wm8/n", dacl_access, security.SECINFO_DACL,
+                            aces=[(A, alice, run.FILE_GENERIC_READ)])
+        self.expect_smb(row, "alice (WRITE_DAC through OWNER RIGHTS) sets alice: read", OK, st)
+        self.expect_state(row, "the marker is gone", self.xattr("wm8/n", OWNER_RIGHTS_MARKER)
+                          == NO_XATTR, self.xattr("wm8/n", OWNER_RIGHTS_MARKER))
 
     def must_access(self, rel, mode):
         if not os.access(self.p(rel), mode, effective_ids=True):
