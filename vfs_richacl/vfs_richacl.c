@@ -849,8 +849,9 @@ static void richacl_null_dacl_config(struct richacl_config *config, int snum,
 
 /*
  * Read the marker of fsp.  Returns 1 if it is there with its value, 0 if it
- * is missing, -1 if something else is there (a value of another size, or
- * an error other than ENODATA, which is logged).
+ * is missing (or the file system has no security.* attributes), -1 if
+ * something else is there (a value of another size, or another error,
+ * which is logged).
  */
 static int richacl_null_dacl_marker(struct vfs_handle_struct *handle,
 				    struct files_struct *fsp)
@@ -863,8 +864,9 @@ static int richacl_null_dacl_marker(struct vfs_handle_struct *handle,
 	if (len == 1 && value == '1') {
 		return 1;
 	}
-	if (len == -1 && errno == ENODATA) {
-		return 0;
+	if (len == -1 &&
+	    (errno == ENODATA || richacl_errno_unsupported(errno))) {
+		return 0;	/* none, or no security.* attributes at all */
 	}
 	if (len == -1 && errno != ERANGE) {
 		DBG_NOTICE("%s: reading %s failed: %s\n", fsp_str_dbg(fsp),
@@ -915,81 +917,120 @@ static void richacl_mark_null_dacl(struct vfs_handle_struct *handle,
  * CREATOR OWNER, the old mapping of the owner's SID, a local setrichacl)
  * always have.  So that a DACL set with OWNER RIGHTS reads back with
  * OWNER RIGHTS, and smbd then withholds the owner's implicit READ_CONTROL
- * and WRITE_DAC as Windows does, the set leaves this marker: a copy of the
- * system.richacl value as stored.  While the acl is still exactly that
- * value, its owner@ entries read back as OWNER RIGHTS
- * (richacl_map_file.owner_rights); any change to the acl (a chmod, a local
- * setrichacl, a set over SMB without OWNER RIGHTS) ends that.  Like the
- * NULL DACL marker it lives in the security namespace, which no user can
- * write, and the kernel never reads it.  It only ever makes smbd stricter
- * than the kernel, which lets the owner change the acl in any case.
+ * and WRITE_DAC as Windows does, the set leaves this marker: the length
+ * and a 64-bit FNV-1a digest of the system.richacl value as stored.  While
+ * the acl still has that value, its owner@ entries read back as OWNER
+ * RIGHTS (richacl_map_file.owner_rights); any change to the acl (a chmod,
+ * a local setrichacl, a set over SMB without OWNER RIGHTS, which also
+ * removes the marker) ends that.  Like the NULL DACL marker it lives in
+ * the security namespace, which no user can write, and the kernel never
+ * reads it.  It only ever makes smbd stricter than the kernel, which lets
+ * the owner change the acl in any case, so the digest need not resist a
+ * crafted collision: whoever may write the acl could set OWNER RIGHTS.
  */
 #define RICHACL_OWNER_RIGHTS_XATTR "security.richacl.owner_rights"
+#define RICHACL_OWNER_RIGHTS_SIZE 16	/* version, 3 zero bytes, length, digest */
 
-/* Whether the marker of fsp holds exactly blob, the acl read from fsp. */
+static void richacl_owner_rights_value(const DATA_BLOB *blob,
+				       uint8_t value[RICHACL_OWNER_RIGHTS_SIZE])
+{
+	uint64_t hash = 0xcbf29ce484222325ULL;	/* FNV-1a 64 */
+	size_t i;
+
+	for (i = 0; i < blob->length; i++) {
+		hash ^= blob->data[i];
+		hash *= 0x100000001b3ULL;
+	}
+	memset(value, 0, RICHACL_OWNER_RIGHTS_SIZE);
+	value[0] = 1;
+	SIVAL(value, 4, (uint32_t)blob->length);
+	SBVAL(value, 8, hash);
+}
+
+/* Whether the marker of fsp was written for blob, the acl read from fsp. */
 static bool richacl_owner_rights_marked(struct vfs_handle_struct *handle,
 					struct files_struct *fsp,
 					const DATA_BLOB *blob)
 {
-	uint8_t *value = NULL;
+	uint8_t want[RICHACL_OWNER_RIGHTS_SIZE];
+	uint8_t value[RICHACL_OWNER_RIGHTS_SIZE];
 	ssize_t len;
-	bool marked;
 
 	if (blob->length == 0) {
 		return false;
 	}
-	value = talloc_array(talloc_tos(), uint8_t, blob->length + 1);
-	if (value == NULL) {
+	len = SMB_VFS_NEXT_FGETXATTR(handle, fsp, RICHACL_OWNER_RIGHTS_XATTR,
+				     value, sizeof(value));
+	if (len == -1) {
+		if (errno != ENODATA && errno != ERANGE &&
+		    !richacl_errno_unsupported(errno)) {
+			DBG_NOTICE("%s: reading %s failed: %s\n",
+				   fsp_str_dbg(fsp),
+				   RICHACL_OWNER_RIGHTS_XATTR,
+				   strerror(errno));
+		}
 		return false;
 	}
-	len = SMB_VFS_NEXT_FGETXATTR(handle, fsp, RICHACL_OWNER_RIGHTS_XATTR,
-				     value, blob->length + 1);
-	if (len == -1 && errno != ENODATA && errno != ERANGE) {
-		DBG_NOTICE("%s: reading %s failed: %s\n", fsp_str_dbg(fsp),
-			   RICHACL_OWNER_RIGHTS_XATTR, strerror(errno));
-	}
-	marked = len == (ssize_t)blob->length &&
-		 memcmp(value, blob->data, blob->length) == 0;
-	TALLOC_FREE(value);
-	return marked;
+	richacl_owner_rights_value(blob, want);
+	return len == sizeof(want) && memcmp(value, want, sizeof(want)) == 0;
 }
 
 /*
- * After a DACL was stored on fsp: mark the acl as set with OWNER RIGHTS if
- * the DACL had an OWNER RIGHTS ACE and the file now has a richacl (a DACL
- * that the kernel keeps as the mode alone reads back from the mode), else
- * remove a marker.  As root; a failure only costs the display (owner@ then
- * reads back as the owner's SID, and smbd grants the owner what the kernel
- * grants), so it is logged.
+ * After the DACL whose acl encodes to stored was stored on fsp: mark the
+ * acl as set with OWNER RIGHTS if the DACL had an OWNER RIGHTS ACE and the
+ * file now holds exactly that acl (a DACL that the kernel keeps as the
+ * mode alone reads back from the mode, and a value that changed since is
+ * not what was set), else remove a marker.  As root; a failure only costs
+ * the display (owner@ then reads back as the owner's SID, and smbd grants
+ * the owner what the kernel grants), so it is logged.
  */
 static void richacl_mark_owner_rights(struct vfs_handle_struct *handle,
 				      struct files_struct *fsp,
-				      bool owner_rights)
+				      bool owner_rights,
+				      const DATA_BLOB *stored)
 {
 	TALLOC_CTX *frame = talloc_stackframe();
-	DATA_BLOB blob = data_blob_null;
+	DATA_BLOB now = data_blob_null;
+	uint8_t value[RICHACL_OWNER_RIGHTS_SIZE];
 	char probe;
 	int ret, err;
 
-	if (owner_rights && richacl_read_blob(handle, fsp, frame, &blob) == -1) {
-		if (errno != ENODATA) {
-			DBG_NOTICE("%s: reading %s back failed: %s\n",
-				   fsp_str_dbg(fsp), RICHACL_XATTR,
-				   strerror(errno));
+	if (owner_rights) {
+		if (richacl_read_blob(handle, fsp, frame, &now) == -1) {
+			if (errno != ENODATA) {
+				DBG_NOTICE("%s: reading %s back failed: %s\n",
+					   fsp_str_dbg(fsp), RICHACL_XATTR,
+					   strerror(errno));
+			}
+			owner_rights = false;
+		} else if (data_blob_cmp(&now, stored) != 0) {
+			DBG_NOTICE("%s: %s changed after it was stored; "
+				   "OWNER RIGHTS reads back as the owner's "
+				   "SID\n", fsp_str_dbg(fsp), RICHACL_XATTR);
+			owner_rights = false;
 		}
-		owner_rights = false;
 	}
 	if (!owner_rights &&
 	    SMB_VFS_NEXT_FGETXATTR(handle, fsp, RICHACL_OWNER_RIGHTS_XATTR,
-				   &probe, 0) == -1 && errno == ENODATA) {
+				   &probe, 0) == -1) {
+		/* none there (ENODATA), or no security.* attributes at all */
+		if (errno != ENODATA && !richacl_errno_unsupported(errno)) {
+			DBG_NOTICE("%s: reading %s failed: %s\n",
+				   fsp_str_dbg(fsp),
+				   RICHACL_OWNER_RIGHTS_XATTR,
+				   strerror(errno));
+		}
 		TALLOC_FREE(frame);
 		return;
+	}
+	if (owner_rights) {
+		richacl_owner_rights_value(&now, value);
 	}
 	become_root();
 	if (owner_rights) {
 		ret = SMB_VFS_NEXT_FSETXATTR(handle, fsp,
 					     RICHACL_OWNER_RIGHTS_XATTR,
-					     blob.data, blob.length, 0);
+					     value, sizeof(value), 0);
 	} else {
 		ret = SMB_VFS_NEXT_FREMOVEXATTR(handle, fsp,
 						RICHACL_OWNER_RIGHTS_XATTR);
@@ -1816,7 +1857,7 @@ static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
 	richacl_log_unmapped(fsp, acl.stored);
 	richacl_mark_null_dacl(handle, fsp, psd->dacl == NULL);
 	richacl_mark_owner_rights(handle, fsp,
-				  richacl_sd_has_owner_rights(psd));
+				  richacl_sd_has_owner_rights(psd), &blob);
 
 	TALLOC_FREE(frame);
 	return NT_STATUS_OK;

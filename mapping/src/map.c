@@ -602,9 +602,10 @@ static int map_trustee(struct map_ctx *ctx, const struct nt_ace *ace, unsigned i
 	/*
 	 * OWNER RIGHTS applies to whoever owns the object, in smbd's check
 	 * as in the kernel's for owner@; a gid an idmap backend gives the SID
-	 * (winbindd does) is held by no process and is not looked up.  What
-	 * owner@ does not do is take away the owner's implicit WRITE_DAC: the
-	 * kernel always lets the owner change the acl (docs/mapping.md).
+	 * (winbindd does) is held by no process and is not looked up.  The
+	 * kernel still lets the owner change the acl: only smbd, while the
+	 * entry reads back as OWNER RIGHTS, takes the owner's implicit
+	 * READ_CONTROL and WRITE_DAC away (docs/mapping.md).
 	 */
 	if (nt_sid_equal(&ace->trustee, &nt_sid_owner_rights)) {
 		richace_set_special(e, RICHACE_OWNER_SPECIAL_ID);

@@ -713,6 +713,12 @@ static void test_M13a_random_descriptors_round_trip(void **state)
 					continue;
 				}
 			}
+			/*
+			 * M5: delete_child means nothing on a file, and a file's
+			 * near-full-control entry shows it (docs/mapping.md).
+			 */
+			if (!f.isdir && ((a1 ^ a2) & ~(uint32_t)RICHACE_DELETE_CHILD) == 0)
+				a2 = a1;
 			if (a1 != a2)
 				fail_sd_case(n, "access differs", sd, acl, sd2, &f, t);
 			st.token_checks++;
@@ -1197,12 +1203,14 @@ static void test_M13c_every_mode_round_trips(void **state)
 					w = nt_access(sd, &t, &sid1003) & ~RICHACE_POSIX_ALWAYS_ALLOWED;
 					if (!dir)
 						w &= ~RICHACE_DELETE_CHILD;
-					if (!is_mode && k != w) {
-						print_acl("set(get(mode))", acl);
-						fail_msg("mode %04o (%s): after a chown the new owner gets 0x%x, on Windows 0x%x",
-							 mode, dir ? "dir" : "file", k, w);
+					if (!is_mode) {	/* a mode follows the owner */
+						if (k != w) {
+							print_acl("set(get(mode))", acl);
+							fail_msg("mode %04o (%s): after a chown the new owner gets 0x%x, on Windows 0x%x",
+								 mode, dir ? "dir" : "file", k, w);
+						}
+						checks++;
 					}
-					checks++;
 				}
 				nt_sd_free(sd3);
 				nt_sd_free(sd2);

@@ -177,8 +177,9 @@ class Verdict(run.Suite):
 
     def set_sd_on(self, user, rel, access, secinfo, owner=None, group=None, aces=None,
                   share="richacl", null_dacl=False):
-        """set_sd with any of owner, group and a DACL of (type, sid, mask),
-        or a NULL DACL (DACL_PRESENT without a DACL)."""
+        """set_sd with any of owner, group and a DACL of (type, sid, mask)
+        or (type, sid, mask, flags), or a NULL DACL (DACL_PRESENT without a
+        DACL)."""
         c = self.conn_on(user, share)
         st, fnum = self.smb(c.create, self.w(rel), DesiredAccess=access,
                             ShareAccess=run.SHARE_ALL, CreateDisposition=run.FILE_OPEN,
@@ -198,10 +199,10 @@ class Verdict(run.Suite):
                 sd.type |= security.SEC_DESC_DACL_PRESENT
                 sd.dacl = security.acl()
                 sd.dacl.revision = security.SECURITY_ACL_REVISION_NT4
-                for atype, sid, mask in aces:
+                for atype, sid, mask, *flags in aces:
                     ace = security.ace()
                     ace.type = atype
-                    ace.flags = 0
+                    ace.flags = flags[0] if flags else 0
                     ace.access_mask = mask
                     ace.trustee = security.dom_sid(sid)
                     sd.dacl_add(ace)

@@ -1098,11 +1098,16 @@ class Windows(verdict.Verdict):
         self.expect_local(row, "bob opens wm8/o for writing (Everyone)", "OK",
                           self.l_open("bob", "wm8/o", os.O_WRONLY))
         self.expect_local(row, "bob does not read wm8/o", "DENIED", self.l_read("bob", "wm8/o"))
+        want_o = [(D, owner_rights, run.WRITE_DATA | security.SEC_FILE_APPEND_DATA),
+                  (A, owner_rights, run.FILE_GENERIC_READ),
+                  (A, run.SID_EVERYONE, run.FILE_GENERIC_WRITE)]
         st, aces = self.get_dacl_sids("alice", "wm8/o")
-        self.expect_state(row, "the DACL reads back with OWNER RIGHTS as set",
-                          st == OK and [(t, sid) for t, sid, _ in aces] ==
-                          [(D, owner_rights), (A, owner_rights), (A, run.SID_EVERYONE)],
-                          f"{st} {aces}")
+        self.expect_state(row, "the DACL reads back with OWNER RIGHTS as set, masks included",
+                          st == OK and aces == want_o, f"{st} {aces}")
+        self.expect_state(row, "the marker is the digest of the stored acl",
+                          self.xattr("wm8/o", OWNER_RIGHTS_MARKER) ==
+                          owner_rights_digest(self.xattr("wm8/o", "system.richacl")),
+                          f"{self.xattr('wm8/o', OWNER_RIGHTS_MARKER)!r}")
         st = self.set_sd_on("alice", "wm8/o", dacl_access, security.SECINFO_DACL,
                             aces=[(A, run.SID_EVERYONE, run.FILE_ALL_ACCESS)])
         self.expect_smb(row, "owner alice may not change wm8\\o's DACL over SMB (OWNER "
@@ -1121,6 +1126,12 @@ class Windows(verdict.Verdict):
                           self.l_open("alice", "wm8/o", os.O_WRONLY))
         st, data = self.smb_read("bob", "wm8/o")
         self.expect_smb(row, "bob reads wm8\\o over SMB", OK, st)
+        st, aces = self.get_dacl_sids("bob", "wm8/o")
+        self.expect_state(row, "after the chown it still reads back with OWNER RIGHTS",
+                          st == OK and aces == want_o, f"{st} {aces}")
+        st = self.set_sd_on("bob", "wm8/o", dacl_access, security.SECINFO_DACL,
+                            aces=[(A, run.SID_EVERYONE, run.FILE_ALL_ACCESS)])
+        self.expect_smb(row, "owner bob may not change wm8\\o's DACL over SMB", run.DENIED, st)
         # documented: the kernel lets the owner change the acl in any case
         self.expect_local(row, "documented: owner bob changes wm8/o's acl locally", "OK",
                           self.l_setrichacl("bob", "wm8/o", "--modify",
@@ -1129,6 +1140,39 @@ class Windows(verdict.Verdict):
         self.expect_state(row, "the acl changed: owner@ reads back as the owner's SID (bob)",
                           st == OK and bob in [sid for _, sid, _ in aces] and
                           owner_rights not in [sid for _, sid, _ in aces], f"{st} {aces}")
+        # a chmod changes only the masks: the acl is no longer the one set
+        self.mkfile("wm8/c", b"c\n", owner=1001)
+        st = self.set_sd_on("alice", "wm8/c", dacl_access, security.SECINFO_DACL,
+                            aces=[(A, owner_rights, run.FILE_GENERIC_READ),
+                                  (A, bob, run.FILE_GENERIC_READ)])
+        self.expect_smb(row, "alice sets OWNER RIGHTS read, bob read on wm8\\c", OK, st)
+        os.chmod(self.p("wm8/c"), 0o400)
+        st, aces = self.get_dacl_sids("alice", "wm8/c")
+        self.expect_state(row, "after a local chmod, owner@ reads back as alice's SID",
+                          st == OK and alice in [sid for _, sid, _ in aces] and
+                          owner_rights not in [sid for _, sid, _ in aces], f"{st} {aces}")
+        # a directory: OWNER RIGHTS OI|CI reads back as one ACE; a child shows its owner
+        self.mkdir("wm8/d", f"owner@:{FULL_DIR}::allow", owner=1001)
+        oici = security.SEC_ACE_FLAG_OBJECT_INHERIT | security.SEC_ACE_FLAG_CONTAINER_INHERIT
+        st = self.set_sd_on("alice", "wm8/d", dacl_access, security.SECINFO_DACL,
+                            aces=[(A, owner_rights, run.FILE_ALL_ACCESS, oici),
+                                  (A, run.SID_EVERYONE, run.FILE_GENERIC_READ |
+                                   run.FILE_GENERIC_WRITE | security.SEC_DIR_TRAVERSE, oici)])
+        self.expect_smb(row, "alice sets OWNER RIGHTS Full Control OI|CI on wm8\\d", OK, st)
+        st, sd = self.smb_get_sd("alice", "wm8/d")
+        got = [(str(a.trustee), a.flags, a.access_mask) for a in sd.dacl.aces] if sd else []
+        self.expect_state(row, "wm8\\d reads back OWNER RIGHTS OI|CI Full Control, one ACE",
+                          st == OK and got[:1] == [(owner_rights, oici, run.FILE_ALL_ACCESS)],
+                          f"{st} {got}")
+        st = self.smb_create_file("bob", "wm8/d/f", b"bob's\n")
+        self.expect_smb(row, "bob creates wm8\\d\\f", OK, st)
+        self.expect_state(row, "wm8/d/f has no marker (inherited owner@)",
+                          self.xattr("wm8/d/f", OWNER_RIGHTS_MARKER) == NO_XATTR,
+                          self.xattr("wm8/d/f", OWNER_RIGHTS_MARKER))
+        st, aces = self.get_dacl_sids("bob", "wm8/d/f")
+        self.expect_state(row, "documented: wm8\\d\\f shows bob's SID for the inherited owner@",
+                          st == OK and (A, bob, run.FILE_ALL_ACCESS) in aces, f"{st} {aces}")
+
         # a set without OWNER RIGHTS removes the marker
         self.mkfile("wm8/n", b"n\n", owner=1001)
         st = self.set_sd_on("alice", "wm8/n", dacl_access, security.SECINFO_DACL,
@@ -1146,6 +1190,16 @@ class Windows(verdict.Verdict):
     def must_access(self, rel, mode):
         if not os.access(self.p(rel), mode, effective_ids=True):
             raise PermissionError(13, "access", self.p(rel))
+
+
+def owner_rights_digest(value):
+    """vfs_richacl's OWNER RIGHTS marker for an acl value (FNV-1a 64)."""
+    if not isinstance(value, bytes):
+        return None
+    h = 0xcbf29ce484222325
+    for b in value:
+        h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
+    return bytes([1, 0, 0, 0]) + len(value).to_bytes(4, "little") + h.to_bytes(8, "little")
 
 
 def plain_path_arg(ap):
