@@ -1081,6 +1081,7 @@ static NTSTATUS richacl_fget_nt_acl(struct vfs_handle_struct *handle,
 	DATA_BLOB blob = data_blob_null;
 	bool null_dacl, owner_rights;
 	NTSTATUS status;
+	int saved_errno = errno;
 	int ret;
 
 	SMB_VFS_HANDLE_GET_DATA(handle, config, struct richacl_config,
@@ -1161,6 +1162,16 @@ static NTSTATUS richacl_fget_nt_acl(struct vfs_handle_struct *handle,
 	}
 	status = richacl_nt_sd_to_sd(mem_ctx, ntsd, ppdesc);
 	TALLOC_FREE(frame);
+	/*
+	 * A read that succeeds leaves errno as it was: smbd looks at errno
+	 * after asking for a descriptor (file_ntimes() maps the errno of a
+	 * failed utimes after can_write_to_fsp()), and the reads of the
+	 * markers and of system.richacl here fail with ENODATA, which
+	 * would turn an EPERM into NT_STATUS_NOT_FOUND.
+	 */
+	if (NT_STATUS_IS_OK(status)) {
+		errno = saved_errno;
+	}
 	return status;
 }
 

@@ -1173,6 +1173,17 @@ class Windows(verdict.Verdict):
         self.expect_state(row, "documented: wm8\\d\\f shows bob's SID for the inherited owner@",
                           st == OK and (A, bob, run.FILE_ALL_ACCESS) in aces, f"{st} {aces}")
 
+        # smbd maps errno after asking for a descriptor (file_ntimes() with
+        # dos filetimes): NETWORK (unmapped: only smbd honours it) lets bob
+        # open for WRITE_ATTRIBUTES, the kernel refuses the utimes (EPERM),
+        # and reading the descriptor (no OWNER RIGHTS marker: ENODATA) must
+        # not turn that into NT_STATUS_NOT_FOUND
+        self.mkfile("wm8/t", b"t\n", owner=1001,
+                    acl=f"owner@:{run.FULL_FILE}::allow user:S-1-5-2:A{run.R_FILE}:u:allow")
+        st, out = self.smbclient("bob", 'utimes "wm8\\t" -1 -1 2001:02:03-04:05:06 -1')
+        self.expect_smb(row, "bob sets the times of wm8\\t (smbd grants write_attributes "
+                        "through NETWORK, the kernel refuses)", run.DENIED, st)
+
         # a set without OWNER RIGHTS removes the marker
         self.mkfile("wm8/n", b"n\n", owner=1001)
         st = self.set_sd_on("alice", "wm8/n", dacl_access, security.SECINFO_DACL,
