@@ -1107,6 +1107,35 @@ static bool dacl_names(const struct nt_sd *sd, const struct nt_sid *sid)
 }
 
 /*
+ * After the file of acl (set from sd) went to rf->owner: cred, whose token
+ * holds sid, group (if any) and Everyone, gets from the acl what sd gives
+ * that token on Windows (always-allowed bits and, on files, delete_child
+ * aside).  who names the owner ("old" / "new") in the message.
+ */
+static void check_after_chown(const struct richacl *acl, const struct nt_sd *sd,
+			      const struct richacl_file *rf, const struct richacl_cred *cred,
+			      const struct nt_sid *sid, const struct nt_sid *group,
+			      const char *who, mode_t mode)
+{
+	struct token t = { .n = 0 };
+	uint32_t k, w;
+
+	token_add(&t, sid);
+	if (group)
+		token_add(&t, group);
+	token_add(&t, &nt_sid_world);
+	k = richacl_access(acl, rf, cred) & ~RICHACE_POSIX_ALWAYS_ALLOWED;
+	w = nt_access(sd, &t, sid) & ~RICHACE_POSIX_ALWAYS_ALLOWED;
+	if (!rf->isdir)
+		w &= ~RICHACE_DELETE_CHILD;
+	if (k != w) {
+		print_acl("set(get(mode))", acl);
+		fail_msg("mode %04o (%s): after a chown the %s owner gets 0x%x, on Windows 0x%x",
+			 mode, rf->isdir ? "dir" : "file", who, k, w);
+	}
+}
+
+/*
  * The DACL shown for a mode, set back: every person gets what the mode
  * gives, the same DACL reads back, and (M8) the acl is the mode alone only
  * if that DACL names neither the owner's nor the owning group's SID.  An
@@ -1169,48 +1198,23 @@ static void test_M13c_every_mode_round_trips(void **state)
 				}
 				/* after a chown the old owner keeps what the owner ACE gave */
 				if (dacl_names(sd, &owner_sid)) {
-					struct token t = { .n = 0 };
-
 					struct richacl_cred old = { f.owner, 9999, 0, NULL };
-					uint32_t k, w;
 
-					token_add(&t, &owner_sid);
-					token_add(&t, &nt_sid_world);
-					k = richacl_access(acl, &rf2, &old) & ~RICHACE_POSIX_ALWAYS_ALLOWED;
-					w = nt_access(sd, &t, &owner_sid) & ~RICHACE_POSIX_ALWAYS_ALLOWED;
-					if (!dir)
-						w &= ~RICHACE_DELETE_CHILD;
-					if (k != w) {
-						print_acl("set(get(mode))", acl);
-						fail_msg("mode %04o (%s): after a chown the old owner gets 0x%x, on Windows 0x%x",
-							 mode, dir ? "dir" : "file", k, w);
-					}
+					check_after_chown(acl, sd, &rf2, &old, &owner_sid, NULL,
+							  "old", mode);
 					checks++;
 				}
 				/* and the new owner gets only what the DACL gives his SID */
-				{
-					struct richacl_cred now = { 1003, 2001, 1, (uint32_t[]){ 2001 } };
-					struct token t = { .n = 0 };
+				if (!is_mode) {	/* a mode follows the owner */
+					const uint32_t g2001[] = { 2001 };
+					struct richacl_cred now = { 1003, 2001, 1, g2001 };
 					struct nt_sid sid1003, gsid2001;
-					uint32_t k, w;
 
 					canonical_sid(false, 1003, &sid1003);
 					canonical_sid(true, 2001, &gsid2001);
-					token_add(&t, &sid1003);
-					token_add(&t, &gsid2001);
-					token_add(&t, &nt_sid_world);
-					k = richacl_access(acl, &rf2, &now) & ~RICHACE_POSIX_ALWAYS_ALLOWED;
-					w = nt_access(sd, &t, &sid1003) & ~RICHACE_POSIX_ALWAYS_ALLOWED;
-					if (!dir)
-						w &= ~RICHACE_DELETE_CHILD;
-					if (!is_mode) {	/* a mode follows the owner */
-						if (k != w) {
-							print_acl("set(get(mode))", acl);
-							fail_msg("mode %04o (%s): after a chown the new owner gets 0x%x, on Windows 0x%x",
-								 mode, dir ? "dir" : "file", k, w);
-						}
-						checks++;
-					}
+					check_after_chown(acl, sd, &rf2, &now, &sid1003, &gsid2001,
+							  "new", mode);
+					checks++;
 				}
 				nt_sd_free(sd3);
 				nt_sd_free(sd2);
