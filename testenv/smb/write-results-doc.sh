@@ -5,7 +5,7 @@
 #   write-results-doc.sh TABLE.md RESULTS_DIR KERNEL MODULE [WINBIND_TABLE.md]
 #
 # TABLE.md is the pass-count table written by torture-summary.py --markdown;
-# WINBIND_TABLE.md the same for the richacl share served with winbindd;
+# WINBIND_TABLE.md the same for both shares served with winbindd;
 # RESULTS_DIR is the guest's smb results directory (times, torture/...).
 set -euo pipefail
 table=$1 res=$2 kernel=$3 module=$4 wbtable=${5:-}
@@ -45,7 +45,7 @@ testenv/smb/torture-knownfail.txt, which do not fail the run.
 
 $(cat "$table")
 $([ -n "$wbtable" ] && [ -f "$wbtable" ] && printf '\n%s\n\n%s\n' \
-	"The same suites against the richacl share of the second identity setup (in the same boot: smbd with winbindd allocating the ids, \`idmap config * : backend = tdb\`, so that every SID of an SMB token has a gid):" \
+	"The same suites against both shares of the second identity setup (in the same boot: smbd with winbindd allocating the ids, \`idmap config * : backend = tdb\`, so that every SID of an SMB token has a gid):" \
 	"$(cat "$wbtable")")
 
 For comparison, reference/smb-testing.md measured on the host (no QEMU, acl_xattr):
