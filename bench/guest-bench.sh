@@ -2,7 +2,7 @@
 # In-guest part of testenv/run-bench.sh (runs as root in the QEMU guest).
 #
 #   guest-bench.sh --out DIR --bin DIR --tools DIR [--module RICHACL_SO]
-#                  [--control DIR] [--groups "walk smb work nfs"] [--quick]
+#                  [--control DIR] [--groups "walk smb smbwb work nfs"] [--quick]
 #                  [--walk-rounds N] [--smb-runs N] [--smb-files N]
 #
 #   --out DIR      where the results go (the host's results share)
@@ -42,6 +42,10 @@
 # process and connection per share and run, the shares taking turns run by
 # run.  Output: smb.txt, profiles/smb-SHARE-WORKLOAD.txt (perf -a) and
 # profiles/smb-SHARE-WORKLOAD.syscalls (strace of smbd during a short run).
+#
+# smbwb: the smb group again with winbindd running (server.sh --identity
+# winbind: every SID's id comes from winbindd, as on a domain member).
+# Output: smbwb.txt, profiles/smbwb-SHARE-WORKLOAD.*.
 #
 # nfs: knfsd exports /mnt/rich/nfsbench (testenv/tests/nfs/server.sh) with
 # four files: mode (no acl), rich5 (a 5-entry richacl), rich5m (the same,
@@ -301,12 +305,12 @@ smb_client() {	# share tag first-run extra-args...
 		--tag "$tag" --first-run "$first" "$@"
 }
 
-# smb_syscalls SHARE WORKLOAD FILES ACL_OPS: strace smbd (and the connection
-# process it forks) during a short run of one workload; writes
-# profiles/smb-SHARE-WORKLOAD.syscalls: the client's "smb" lines, then the
+# smb_syscalls GROUP SHARE WORKLOAD FILES ACL_OPS: strace smbd (and the
+# connection process it forks) during a short run of one workload; writes
+# profiles/GROUP-SHARE-WORKLOAD.syscalls: the client's "smb" lines, then the
 # syscall counts, then the paths opened and the sockets connected to.
 smb_syscalls() {
-	local share=$1 w=$2 files=$3 ops=$4 spid tpid f=$out/profiles/smb-$1-$2
+	local share=$2 w=$3 files=$4 ops=$5 spid tpid f=$out/profiles/$1-$2-$3
 	command -v strace >/dev/null || return 0
 	spid=$(cat "$STATE/smbd.pid" 2>/dev/null) || return 0
 	strace -f -qq -e trace=openat,connect,setresuid,setresgid,setgroups \
@@ -357,21 +361,24 @@ start_smbd() {
 	SMB_PW=$(awk -v u="$SMB_USER" '$1 == u { print $3 }' "$STATE/users")
 }
 
+# run_smb GROUP IDENTITY: the smb group (passdb) or the smbwb group (the
+# same shares and workloads, smbd with winbindd allocating the ids:
+# server.sh --identity winbind) -> GROUP.txt, profiles/GROUP-*
 run_smb() {
-	local share
-	start_smbd smb || return
-	cp "$STATE/smb.conf" "$out/smb.conf"
+	local group=$1 identity=$2 share
+	start_smbd "$group" --identity "$identity" || return
+	cp "$STATE/smb.conf" "$out/$group.conf"
 
 	local sizes=(--files "$smb_files" --dirs "$smb_dirs" --acl-ops "$smb_acl_ops")
 	local live=()
 	for share in "${SHARES[@]}"; do
 		# warm-up, not measured; a share that fails here is left out
 		if smb_client "$share" warmup 90 --files 50 --dirs 5 --acl-ops 10 \
-			>/dev/null 2>"$out/smb-$share-warmup.err"; then
+			>/dev/null 2>"$out/$group-$share-warmup.err"; then
 			live+=("$share")
 		else
-			log "share $share fails: $(tail -n 2 "$out/smb-$share-warmup.err")"
-			echo "share $share failed: $(tail -n 1 "$out/smb-$share-warmup.err")" >>"$out/smb.txt"
+			log "share $share fails: $(tail -n 2 "$out/$group-$share-warmup.err")"
+			echo "share $share failed: $(tail -n 1 "$out/$group-$share-warmup.err")" >>"$out/$group.txt"
 			status=1
 		fi
 	done
@@ -380,9 +387,9 @@ run_smb() {
 		for ((i = 0; i < n; i++)); do
 			share=${live[$(((i + r) % n))]}
 			t0=$(now)
-			smb_client "$share" "$share" "$r" "${sizes[@]}" >>"$out/smb.txt" \
-				2>>"$out/smb-$share.err" || { status=1; log "smb_meta on $share failed"; }
-			log "smb run $r $share: $(echo "$(now) - $t0" | bc) s"
+			smb_client "$share" "$share" "$r" "${sizes[@]}" >>"$out/$group.txt" \
+				2>>"$out/$group-$share.err" || { status=1; log "smb_meta on $share failed"; }
+			log "$group run $r $share: $(echo "$(now) - $t0" | bc) s"
 		done
 	done
 
@@ -395,7 +402,7 @@ run_smb() {
 				--user "$SMB_USER" --password "$SMB_PW" --conf "$STATE/client.conf" \
 				--tag "profile-$share" --first-run 80 --workloads "$w" \
 				--files "$pfiles" --dirs "$smb_dirs" --acl-ops $((smb_acl_ops / 2)) \
-				>"$out/profiles/smb-$share-$w.run" 2>&1 || continue
+				>"$out/profiles/$group-$share-$w.run" 2>&1 || continue
 			{
 				echo "## by process and object"
 				perf report -q -i "$data" --stdio --sort comm,dso -n 2>/dev/null |
@@ -403,9 +410,9 @@ run_smb() {
 				echo "## smbd by symbol"
 				perf report -q -i "$data" --stdio --comms smbd --sort dso,sym -n \
 					2>/dev/null | sed '/^$/d' | head -n 50
-			} >"$out/profiles/smb-$share-$w.txt"
+			} >"$out/profiles/$group-$share-$w.txt"
 			perf report -i "$data" --stdio --sort comm 2>/dev/null | grep -m1 '^# Samples' \
-				>>"$out/profiles/smb-$share-$w.run"
+				>>"$out/profiles/$group-$share-$w.run"
 			rm -f "$data"
 		done
 	done
@@ -414,11 +421,13 @@ run_smb() {
 	# layer works (idmap, passdb, nss) where perf only shows a library
 	for share in "${live[@]}"; do
 		for w in flat spread acl; do
-			smb_syscalls "$share" "$w" $((smb_files / 10)) $((smb_acl_ops / 10))
+			smb_syscalls "$group" "$share" "$w" $((smb_files / 10)) $((smb_acl_ops / 10))
 		done
 	done
 	bash "$repo/testenv/smb/server.sh" stop --state "$STATE"
-	tail -c 2000000 "$STATE/smbd.log" >"$out/smbd.log" 2>/dev/null
+	tail -c 2000000 "$STATE/smbd.log" >"$out/$group-smbd.log" 2>/dev/null
+	[ "$identity" = winbind ] && cp "$STATE/winbindd.log" "$out/$group-winbindd.log" 2>/dev/null
+	return 0
 }
 
 # ---------------------------------------------------------------- work ----
@@ -562,7 +571,8 @@ for g in $groups; do
 	t=$(now)
 	case "$g" in
 	walk) run_walk ;;
-	smb) run_smb ;;
+	smb) run_smb smb passdb ;;
+	smbwb) run_smb smbwb winbind ;;
 	work) run_work ;;
 	nfs) run_nfs ;;
 	*) log "unknown group '$g'"; status=1 ;;

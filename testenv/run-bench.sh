@@ -1,7 +1,7 @@
 #!/bin/bash
 # The benchmark command (bench/README.md): what richacls cost, side by side.
 #
-#   testenv/run-bench.sh [--quick] [--groups "walk smb work map nfs"] [--kernel BZIMAGE]
+#   testenv/run-bench.sh [--quick] [--groups "walk smb smbwb work map nfs"] [--kernel BZIMAGE]
 #                        [--walk-rounds N] [--smb-runs N] [--smb-files N]
 #                        [--doc FILE | --no-doc]
 #
@@ -13,8 +13,9 @@
 #    the SMB client bench/smb/smb_meta.c (cached by its hash), the Samba
 #    module (vfs_richacl/build.sh), fresh disk images (testenv/mkimage.sh);
 # 2. boots the guest (testenv/guest-run.sh) running bench/guest-bench.sh:
-#    the path walk group, the SMB group and the workload group (browsing,
-#    copying, a local find walk);
+#    the path walk group, the SMB group (smbd on passdb), the smbwb group
+#    (the same with winbindd allocating the ids), the workload group
+#    (browsing, copying, a local find walk) and the NFS group;
 # 3. runs the mapping group on the host (callgrind instruction counts of
 #    map_roundtrip --insns; no kernel involved);
 # 4. prints the table of ratios (bench/report.py) and writes it, with the
@@ -32,7 +33,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
 CACHE=/var/cache/richacl/bench
-groups="walk smb work map nfs" quick=0 kernel=${RICHACL_KERNEL:-} doc="" nodoc=0
+groups="walk smb smbwb work map nfs" quick=0 kernel=${RICHACL_KERNEL:-} doc="" nodoc=0
 guest_args=()
 usage() { sed -n '2,/^set -uo/p' "$0" | sed -e '/^set -uo/d' -e 's/^# \{0,1\}//'; exit "${1:-0}"; }
 while [ $# -gt 0 ]; do
@@ -48,7 +49,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 for g in $groups; do
-	case "$g" in walk|smb|work|map|nfs) ;; *) echo "run-bench: unknown group '$g'" >&2; exit 2 ;; esac
+	case "$g" in walk|smb|smbwb|work|map|nfs) ;; *) echo "run-bench: unknown group '$g'" >&2; exit 2 ;; esac
 done
 has_group() { [[ " $groups " == *" $1 "* ]]; }
 
@@ -82,7 +83,7 @@ for p in build/bench/path_walk build/bench/map_roundtrip build/bench/nfs_getattr
 done
 cp build/bench/path_walk build/bench/nfs_getattr "$run/bin/"
 
-if has_group walk || has_group smb || has_group work || has_group nfs; then
+if has_group walk || has_group smb || has_group smbwb || has_group work || has_group nfs; then
 	if [ -z "$kernel" ]; then
 		if ! kernel=$(bash testenv/kernel-build.sh 2>"$run/kernel-build.log" | tail -n1) ||
 			[ -z "$kernel" ]; then
@@ -109,7 +110,7 @@ if has_group walk || has_group smb || has_group work || has_group nfs; then
 	cp "$smb_meta" "$run/bin/smb_meta"
 
 	module=""
-	if has_group smb || has_group work; then
+	if has_group smb || has_group smbwb || has_group work; then
 		module=$(bash vfs_richacl/build.sh 2>"$run/module-build.log" | tail -n1)
 		[ -r "$module" ] || die "vfs_richacl/build.sh failed (see $run/module-build.log)"
 		echo "module $module" >>"$run/host-env.txt"
@@ -135,6 +136,7 @@ if has_group walk || has_group smb || has_group work || has_group nfs; then
 	gg=()
 	has_group walk && gg+=(walk)
 	has_group smb && gg+=(smb)
+	has_group smbwb && gg+=(smbwb)
 	has_group work && gg+=(work)
 	has_group nfs && gg+=(nfs)
 	gargs=(--out /results/bench --bin "$run/bin" --tools "$repo/build" --control "$control"
