@@ -910,158 +910,6 @@ static void richacl_mark_null_dacl(struct vfs_handle_struct *handle,
 	}
 }
 
-/*
- * OWNER RIGHTS marker.  An OWNER RIGHTS ACE is stored as owner@ (M8), the
- * entry that follows the owner, and an owner@ entry reads back as the
- * owner's SID (M4), as the owner@ entries of every other origin (a mode,
- * CREATOR OWNER, the old mapping of the owner's SID, a local setrichacl)
- * always have.  So that a DACL set with OWNER RIGHTS reads back with
- * OWNER RIGHTS, and smbd then withholds the owner's implicit READ_CONTROL
- * and WRITE_DAC as Windows does, the set leaves this marker: the length
- * and a 64-bit FNV-1a digest of the system.richacl value as stored.  While
- * the acl still has that value, its owner@ entries read back as OWNER
- * RIGHTS (richacl_map_file.owner_rights); any change to the acl (a chmod,
- * a local setrichacl, a set over SMB without OWNER RIGHTS, which also
- * removes the marker) ends that.  Like the NULL DACL marker it lives in
- * the security namespace, which no user can write, and the kernel never
- * reads it.  It only ever makes smbd stricter than the kernel, which lets
- * the owner change the acl in any case, so the digest need not resist a
- * crafted collision: whoever may write the acl could set OWNER RIGHTS.
- */
-#define RICHACL_OWNER_RIGHTS_XATTR "security.richacl.owner_rights"
-#define RICHACL_OWNER_RIGHTS_SIZE 16	/* version, 3 zero bytes, length, digest */
-
-static void richacl_owner_rights_value(const DATA_BLOB *blob,
-				       uint8_t value[RICHACL_OWNER_RIGHTS_SIZE])
-{
-	uint64_t hash = 0xcbf29ce484222325ULL;	/* FNV-1a 64 */
-	size_t i;
-
-	for (i = 0; i < blob->length; i++) {
-		hash ^= blob->data[i];
-		hash *= 0x100000001b3ULL;
-	}
-	memset(value, 0, RICHACL_OWNER_RIGHTS_SIZE);
-	value[0] = 1;
-	SIVAL(value, 4, (uint32_t)blob->length);
-	SBVAL(value, 8, hash);
-}
-
-/* Whether the marker of fsp was written for blob, the acl read from fsp. */
-static bool richacl_owner_rights_marked(struct vfs_handle_struct *handle,
-					struct files_struct *fsp,
-					const DATA_BLOB *blob)
-{
-	uint8_t want[RICHACL_OWNER_RIGHTS_SIZE];
-	uint8_t value[RICHACL_OWNER_RIGHTS_SIZE];
-	ssize_t len;
-
-	if (blob->length == 0) {
-		return false;
-	}
-	len = SMB_VFS_NEXT_FGETXATTR(handle, fsp, RICHACL_OWNER_RIGHTS_XATTR,
-				     value, sizeof(value));
-	if (len == -1) {
-		if (errno != ENODATA && errno != ERANGE &&
-		    !richacl_errno_unsupported(errno)) {
-			DBG_NOTICE("%s: reading %s failed: %s\n",
-				   fsp_str_dbg(fsp),
-				   RICHACL_OWNER_RIGHTS_XATTR,
-				   strerror(errno));
-		}
-		return false;
-	}
-	richacl_owner_rights_value(blob, want);
-	return len == sizeof(want) && memcmp(value, want, sizeof(want)) == 0;
-}
-
-/*
- * After the DACL whose acl encodes to stored was stored on fsp: mark the
- * acl as set with OWNER RIGHTS if the DACL had an OWNER RIGHTS ACE and the
- * file now holds exactly that acl (a DACL that the kernel keeps as the
- * mode alone reads back from the mode, and a value that changed since is
- * not what was set), else remove a marker.  As root; a failure only costs
- * the display (owner@ then reads back as the owner's SID, and smbd grants
- * the owner what the kernel grants), so it is logged.
- */
-static void richacl_mark_owner_rights(struct vfs_handle_struct *handle,
-				      struct files_struct *fsp,
-				      bool owner_rights,
-				      const DATA_BLOB *stored)
-{
-	TALLOC_CTX *frame = talloc_stackframe();
-	DATA_BLOB now = data_blob_null;
-	uint8_t value[RICHACL_OWNER_RIGHTS_SIZE];
-	char probe;
-	int ret, err;
-
-	if (owner_rights) {
-		if (richacl_read_blob(handle, fsp, frame, &now) == -1) {
-			if (errno != ENODATA) {
-				DBG_NOTICE("%s: reading %s back failed: %s\n",
-					   fsp_str_dbg(fsp), RICHACL_XATTR,
-					   strerror(errno));
-			}
-			owner_rights = false;
-		} else if (data_blob_cmp(&now, stored) != 0) {
-			DBG_NOTICE("%s: %s changed after it was stored; "
-				   "OWNER RIGHTS reads back as the owner's "
-				   "SID\n", fsp_str_dbg(fsp), RICHACL_XATTR);
-			owner_rights = false;
-		}
-	}
-	if (!owner_rights &&
-	    SMB_VFS_NEXT_FGETXATTR(handle, fsp, RICHACL_OWNER_RIGHTS_XATTR,
-				   &probe, 0) == -1) {
-		/* none there (ENODATA), or no security.* attributes at all */
-		if (errno != ENODATA && !richacl_errno_unsupported(errno)) {
-			DBG_NOTICE("%s: reading %s failed: %s\n",
-				   fsp_str_dbg(fsp),
-				   RICHACL_OWNER_RIGHTS_XATTR,
-				   strerror(errno));
-		}
-		TALLOC_FREE(frame);
-		return;
-	}
-	if (owner_rights) {
-		richacl_owner_rights_value(&now, value);
-	}
-	become_root();
-	if (owner_rights) {
-		ret = SMB_VFS_NEXT_FSETXATTR(handle, fsp,
-					     RICHACL_OWNER_RIGHTS_XATTR,
-					     value, sizeof(value), 0);
-	} else {
-		ret = SMB_VFS_NEXT_FREMOVEXATTR(handle, fsp,
-						RICHACL_OWNER_RIGHTS_XATTR);
-	}
-	err = errno;
-	unbecome_root();
-	if (ret == -1 && !(err == ENODATA && !owner_rights)) {
-		DBG_WARNING("%s: %s %s failed: %s; %s\n", fsp_str_dbg(fsp),
-			    owner_rights ? "setting" : "removing",
-			    RICHACL_OWNER_RIGHTS_XATTR, strerror(err),
-			    owner_rights ?
-			    "OWNER RIGHTS reads back as the owner's SID" :
-			    "owner@ may read back as OWNER RIGHTS");
-	}
-	TALLOC_FREE(frame);
-}
-
-/* Whether the DACL of psd has an ACE for OWNER RIGHTS (S-1-3-4). */
-static bool richacl_sd_has_owner_rights(const struct security_descriptor *psd)
-{
-	uint32_t i;
-
-	for (i = 0; psd->dacl != NULL && i < psd->dacl->num_aces; i++) {
-		if (dom_sid_equal(&psd->dacl->aces[i].trustee,
-				  &global_sid_Owner_Rights)) {
-			return true;
-		}
-	}
-	return false;
-}
-
 /* ---- fget_nt_acl ---- */
 
 static NTSTATUS richacl_fget_nt_acl(struct vfs_handle_struct *handle,
@@ -1078,8 +926,7 @@ static NTSTATUS richacl_fget_nt_acl(struct vfs_handle_struct *handle,
 	struct richacl *acl = NULL;
 	struct nt_sd *ntsd = NULL;
 	const SMB_STRUCT_STAT *st = NULL;
-	DATA_BLOB blob = data_blob_null;
-	bool null_dacl, owner_rights;
+	bool null_dacl;
 	NTSTATUS status;
 	int saved_errno = errno;
 	int ret;
@@ -1098,14 +945,11 @@ static NTSTATUS richacl_fget_nt_acl(struct vfs_handle_struct *handle,
 	}
 	st = &fsp->fsp_name->st;
 
-	status = richacl_fget(handle, fsp, frame, &acl, &blob);
+	status = richacl_fget(handle, fsp, frame, &acl, NULL);
 	if (!NT_STATUS_IS_OK(status)) {
 		TALLOC_FREE(frame);
 		return status;
 	}
-	owner_rights = (security_info & SECINFO_DACL) && acl != NULL &&
-		       richacl_shows_owner_rights(acl) &&
-		       richacl_owner_rights_marked(handle, fsp, &blob);
 	null_dacl = (security_info & SECINFO_DACL) &&
 		    (S_ISDIR(st->st_ex_mode) ? config->null_dacl_dirs :
 					       config->null_dacl_files) &&
@@ -1128,7 +972,6 @@ static NTSTATUS richacl_fget_nt_acl(struct vfs_handle_struct *handle,
 		.owner = st->st_ex_uid,
 		.group = st->st_ex_gid,
 		.isdir = S_ISDIR(st->st_ex_mode),
-		.owner_rights = owner_rights,
 	};
 	res = richacl_resolver(config);
 	ret = richacl_to_nt_sd(acl, st->st_ex_mode, &file, security_info,
@@ -1307,6 +1150,26 @@ static bool richacl_denies_both_unknown(const char *name,
  * entries (S-W-merge).  smbd applies the descriptor as sent, replacing what
  * the kernel inherited.  *acl is replaced by the merged acl.
  */
+/*
+ * Whether acl has an owner@ entry that applies to the file and is not
+ * inherited: in a creator's DACL merged with what the file inherits, only
+ * OWNER RIGHTS can give one (CREATOR OWNER is inherit-only), and it is what
+ * RICHACL_OWNER_RIGHTS stands for.  Inherited owner@ entries do not carry
+ * the flag (docs/mapping.md, M8).
+ */
+static bool richacl_has_explicit_owner_rights(const struct richacl *acl)
+{
+	const struct richace *e;
+
+	richacl_for_each_entry(e, acl) {
+		if (richace_is_owner(e) && !richace_is_inherit_only(e) &&
+		    !(e->e_flags & RICHACE_INHERITED_ACE)) {
+			return true;
+		}
+	}
+	return false;
+}
+
 static NTSTATUS richacl_merge_create(TALLOC_CTX *mem_ctx,
 				     const char *name,
 				     const struct richacl *inherited,
@@ -1328,8 +1191,12 @@ static NTSTATUS richacl_merge_create(TALLOC_CTX *mem_ctx,
 	if (merged == NULL || !richacl_talloc_own(mem_ctx, merged)) {
 		return NT_STATUS_NO_MEMORY;
 	}
-	merged->a_flags &= ~RICHACL_DEFAULTED;
+	merged->a_flags &= ~(RICHACL_DEFAULTED | RICHACL_OWNER_RIGHTS);
 	merged->a_flags |= RICHACL_AUTO_INHERIT;
+	/* the OWNER RIGHTS ACEs of a defaulted or inherited part are gone */
+	if (richacl_has_explicit_owner_rights(merged)) {
+		merged->a_flags |= RICHACL_OWNER_RIGHTS;
+	}
 	if (richacl_valid(merged, &err) != 0) {
 		DBG_WARNING("%s: the DACL with the inherited entries is not "
 			    "a valid acl (%s); it is stored as sent\n", name,
@@ -1867,8 +1734,6 @@ static NTSTATUS richacl_fset_nt_acl(struct vfs_handle_struct *handle,
 	}
 	richacl_log_unmapped(fsp, acl.stored);
 	richacl_mark_null_dacl(handle, fsp, psd->dacl == NULL);
-	richacl_mark_owner_rights(handle, fsp,
-				  richacl_sd_has_owner_rights(psd), &blob);
 
 	TALLOC_FREE(frame);
 	return NT_STATUS_OK;
@@ -2167,8 +2032,9 @@ static struct files_struct *richacl_delete_handle(
 /*
  * Does acl, on a file of owner, group and type isdir, grant ut every bit
  * of mask by the kernel's rules (richacl_permission(), with the owner's
- * implicit write_attributes, write_acl and write_owner)?  A NULL acl (only
- * a mode) gets no for an answer, as in richacl_kernel_grants().
+ * implicit write_attributes, write_acl and write_owner; only
+ * write_attributes under RICHACL_OWNER_RIGHTS)?  A NULL acl (only a mode)
+ * gets no for an answer, as in richacl_kernel_grants().
  */
 static bool richacl_acl_grants(const struct richacl *acl,
 			       uid_t owner, gid_t group, bool isdir,
@@ -2190,7 +2056,19 @@ static bool richacl_acl_grants(const struct richacl *acl,
 	bool ok;
 
 	if (owner == ut->uid) {
-		mask &= ~RICHACE_POSIX_OWNER_ALLOWED;
+		uint32_t implicit = RICHACE_POSIX_OWNER_ALLOWED;
+
+		/*
+		 * owner_rights: the entries decide the owner's write_acl, and
+		 * whether it may give the file to another of its groups
+		 * (chgrp_ok(): only if it keeps write_acl, or through
+		 * write_owner).  Asking the entries for write_owner where the
+		 * kernel would also accept write_acl refuses more, never less.
+		 */
+		if (acl != NULL && (acl->a_flags & RICHACL_OWNER_RIGHTS)) {
+			implicit = RICHACE_WRITE_ATTRIBUTES;
+		}
+		mask &= ~implicit;
 		if (mask == 0) {
 			return true;
 		}
@@ -2945,7 +2823,7 @@ static bool richacl_kernel_grants(struct vfs_handle_struct *handle,
 		goto out;
 	}
 	if (st.st_ex_uid != ut->uid ||
-	    (mask & ~RICHACE_POSIX_OWNER_ALLOWED) != 0) {
+	    (mask & ~RICHACE_WRITE_ATTRIBUTES) != 0) {
 		status = richacl_fget(handle, fsp, frame, &acl, NULL);
 		if (!NT_STATUS_IS_OK(status)) {
 			errno = map_errno_from_nt_status(status);

@@ -26,9 +26,12 @@ extern "C" {
 #define RICHACL_AUTO_INHERIT		0x01
 #define RICHACL_PROTECTED		0x02
 #define RICHACL_DEFAULTED		0x04
+#define RICHACL_OWNER_RIGHTS		0x20	/* the owner may change the acl
+						   and mode only as its entries
+						   allow (Windows OWNER RIGHTS) */
 #define RICHACL_WRITE_THROUGH		0x40
 #define RICHACL_MASKED			0x80
-#define RICHACL_VALID_FLAGS		0xC7
+#define RICHACL_VALID_FLAGS		0xE7
 
 /* entry types (e_type) */
 #define RICHACE_ACCESS_ALLOWED_ACE_TYPE	0x0000

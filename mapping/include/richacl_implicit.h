@@ -64,9 +64,9 @@ struct richacl *richacl_from_mode_nt(mode_t mode);
  *  - else a copy of acl.  If that copy is equivalent to a mode, the kernel
  *    keeps only the mode, and reading gives that mode's DACL, which grants
  *    the same.  Since the mapping writes the owner's and the group's SIDs
- *    as user / group entries (M8), only owner@ from OWNER RIGHTS and
- *    everyone@ can get there; owner@ is not pinned to user:owner, which
- *    would stop following the owner.
+ *    as user / group entries (M8), and an acl with owner@ from OWNER
+ *    RIGHTS has the flag owner_rights, only acls of everyone@ entries can
+ *    get there.
  * The result has the maximum masks.  *out is set to a new acl; returns 0,
  * or -ENOMEM.
  */

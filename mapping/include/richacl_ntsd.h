@@ -146,18 +146,16 @@ struct richacl_resolver {
 /* ---- the mapping (src/map.c) ---- */
 
 /*
- * File facts the mapping needs.  owner_rights (reading only): the acl was
- * set from a DACL whose OWNER RIGHTS ACEs became its owner@ entries (M8),
- * and has not changed since (vfs_richacl keeps a marker); its owner@
- * entries then read back as OWNER RIGHTS ACEs, except inherit-only ones
- * that are inheritable, which read back as CREATOR OWNER.  Otherwise an
- * owner@ entry reads back as the owner's SID (M4).
+ * File facts the mapping needs.  An acl with RICHACL_OWNER_RIGHTS was set
+ * from a DACL with an OWNER RIGHTS ACE, whose entries became owner@ (M8):
+ * its owner@ entries read back as OWNER RIGHTS ACEs, except inherit-only
+ * ones that are inheritable, which read back as CREATOR OWNER.  Otherwise
+ * an owner@ entry reads back as the owner's SID (M4).
  */
 struct richacl_map_file {
 	uint32_t owner;
 	uint32_t group;
 	bool isdir;
-	bool owner_rights;
 };
 
 /*
@@ -169,13 +167,6 @@ struct richacl_map_file {
 #define NT_SECINFO_GROUP	0x2
 #define NT_SECINFO_DACL		0x4
 #define NT_SECINFO_SACL		0x8
-/*
- * Whether acl has an owner@ entry that reads back as OWNER RIGHTS with
- * richacl_map_file.owner_rights set: one that is not both inheritable and
- * inherit-only.
- */
-bool richacl_shows_owner_rights(const struct richacl *acl);
-
 int richacl_to_nt_sd(const struct richacl *acl, mode_t mode,
 		     const struct richacl_map_file *file, uint32_t security_info,
 		     const struct richacl_resolver *res, struct nt_sd **sd,

@@ -48,6 +48,7 @@ struct map_ctx {
 	struct richacl_error *err;
 	struct nt_sid owner_sid;
 	struct nt_sid group_sid;
+	bool owner_rights;	/* reading an acl with RICHACL_OWNER_RIGHTS */
 };
 
 static int map_error(struct richacl_error *err, int code, const char *fmt, ...)
@@ -245,12 +246,16 @@ static bool shown_as_creator(uint8_t flags)
 	       (flags & NT_ACE_INHERIT_ONLY);
 }
 
-bool richacl_shows_owner_rights(const struct richacl *acl)
+/*
+ * Whether acl, read with RICHACL_OWNER_RIGHTS, shows an OWNER RIGHTS ACE
+ * that applies to the object: an owner@ entry that is not inherit-only.
+ */
+static bool shows_owner_rights(const struct richacl *acl)
 {
 	const struct richace *e;
 
 	richacl_for_each_entry(e, acl) {
-		if (richace_is_owner(e) && !shown_as_creator(richace_flags_to_nt(e->e_flags)))
+		if (richace_is_owner(e) && !richace_is_inherit_only(e))
 			return true;
 	}
 	return false;
@@ -321,7 +326,7 @@ static int richace_to_nt(struct map_ctx *ctx, struct nt_acl *dacl, const struct 
 	if (richace_is_owner(e)) {
 		uint8_t ntflags = richace_flags_to_nt(flags);
 
-		if (ctx->file->owner_rights && !shown_as_creator(ntflags))
+		if (ctx->owner_rights && !shown_as_creator(ntflags))
 			emit_ace(dacl, e, ntflags, &nt_sid_owner_rights);
 		else
 			emit_owner_or_group(dacl, e, ntflags, &ctx->owner_sid,
@@ -368,8 +373,8 @@ static int richacl_to_dacl(struct map_ctx *ctx, const struct richacl *acl,
 	unsigned int i;
 	int ret;
 
-	/* at most two ACEs per entry (M4 split) */
-	dacl = nt_acl_alloc(2 * acl->a_count);
+	/* at most two ACEs per entry (M4 split), and one OWNER RIGHTS ACE */
+	dacl = nt_acl_alloc(2 * acl->a_count + 1);
 	if (!dacl)
 		return map_error(ctx->err, -ENOMEM, "out of memory");
 	dacl->num_aces = 0;
@@ -379,6 +384,27 @@ static int richacl_to_dacl(struct map_ctx *ctx, const struct richacl *acl,
 			nt_acl_free(dacl);
 			return ret;
 		}
+	}
+	/*
+	 * An acl with RICHACL_OWNER_RIGHTS but no owner@ entry that reads
+	 * back as OWNER RIGHTS (a local setrichacl can write one): the kernel
+	 * gives the owner nothing implicitly, so the DACL gets an OWNER
+	 * RIGHTS ACE that grants nothing, which takes the owner's implicit
+	 * READ_CONTROL and WRITE_DAC away in smbd's check as well
+	 * ([MS-DTYP] 2.5.3.2).  It goes before the inherited ACEs, where an
+	 * explicit ACE belongs in a canonical DACL.
+	 */
+	if (ctx->owner_rights && !shows_owner_rights(acl)) {
+		unsigned int at = 0;
+
+		while (at < dacl->num_aces && !(dacl->aces[at].flags & NT_ACE_INHERITED))
+			at++;
+		memmove(&dacl->aces[at + 1], &dacl->aces[at],
+			(dacl->num_aces - at) * sizeof(dacl->aces[0]));
+		dacl->num_aces++;
+		memset(&dacl->aces[at], 0, sizeof(dacl->aces[at]));
+		dacl->aces[at].type = NT_ACE_ACCESS_ALLOWED;
+		dacl->aces[at].trustee = nt_sid_owner_rights;
 	}
 	*out = dacl;
 	return 0;
@@ -445,8 +471,10 @@ int richacl_to_nt_sd(const struct richacl *acl, mode_t mode,
 	}
 	if (want_dacl) {
 		ret = effective_acl(acl, mode, file, &work, err);
-		if (!ret)
+		if (!ret) {
+			ctx.owner_rights = work->a_flags & RICHACL_OWNER_RIGHTS;
 			ret = richacl_to_dacl(&ctx, work, &out->dacl);
+		}
 		if (ret) {
 			richacl_free(work);
 			nt_sd_free(out);
@@ -602,10 +630,9 @@ static int map_trustee(struct map_ctx *ctx, const struct nt_ace *ace, unsigned i
 	/*
 	 * OWNER RIGHTS applies to whoever owns the object, in smbd's check
 	 * as in the kernel's for owner@; a gid an idmap backend gives the SID
-	 * (winbindd does) is held by no process and is not looked up.  The
-	 * kernel still lets the owner change the acl: only smbd, while the
-	 * entry reads back as OWNER RIGHTS, takes the owner's implicit
-	 * READ_CONTROL and WRITE_DAC away (docs/mapping.md).
+	 * (winbindd does) is held by no process and is not looked up.  That
+	 * it takes the owner's implicit rights away is the acl flag
+	 * RICHACL_OWNER_RIGHTS (dacl_has_owner_rights()).
 	 */
 	if (nt_sid_equal(&ace->trustee, &nt_sid_owner_rights)) {
 		richace_set_special(e, RICHACE_OWNER_SPECIAL_ID);
@@ -689,6 +716,25 @@ static int null_dacl_acl(struct richacl *acl, struct richacl_error *err)
 	return 0;
 }
 
+/*
+ * Whether the DACL has an OWNER RIGHTS ACE that applies to the object (one
+ * that is not inherit-only): then the owner has no implicit READ_CONTROL
+ * and WRITE_DAC ([MS-DTYP] 2.5.3.2), and the acl gets RICHACL_OWNER_RIGHTS,
+ * with which the kernel, too, lets the owner change the acl and the mode
+ * only as the entries allow (M8).
+ */
+static bool dacl_has_owner_rights(const struct nt_acl *dacl)
+{
+	uint32_t i;
+
+	for (i = 0; i < dacl->num_aces; i++) {
+		if (!(dacl->aces[i].flags & NT_ACE_INHERIT_ONLY) &&
+		    nt_sid_equal(&dacl->aces[i].trustee, &nt_sid_owner_rights))
+			return true;
+	}
+	return false;
+}
+
 bool richacl_is_null_dacl(const struct richacl *acl, bool isdir)
 {
 	const uint32_t all_but_dc = NT_FILE_ALL_ACCESS & ~RICHACE_DELETE_CHILD;
@@ -736,6 +782,8 @@ int richacl_from_nt_sd(const struct nt_sd *sd, const struct richacl_map_file *fi
 	if (!out)
 		return map_error(err, -ENOMEM, "out of memory");
 	out->a_flags = control_to_richacl_flags(sd->control);
+	if (sd->dacl && dacl_has_owner_rights(sd->dacl))
+		out->a_flags |= RICHACL_OWNER_RIGHTS;
 	if (!sd->dacl) {
 		ret = null_dacl_acl(out, err);
 	} else {

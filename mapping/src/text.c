@@ -93,13 +93,14 @@ static const struct flag_name entry_flags[] = {
 	{ 0, 0, NULL }
 };
 
-/* printing order m w a p d */
+/* printing order m w a p d o */
 static const struct flag_name acl_flags[] = {
 	{ 'm', RICHACL_MASKED, "masked" },
 	{ 'w', RICHACL_WRITE_THROUGH, "write_through" },
 	{ 'a', RICHACL_AUTO_INHERIT, "auto_inherit" },
 	{ 'p', RICHACL_PROTECTED, "protected" },
 	{ 'd', RICHACL_DEFAULTED, "defaulted" },
+	{ 'o', RICHACL_OWNER_RIGHTS, "owner_rights" },
 	{ 0, 0, NULL }
 };
 

@@ -50,8 +50,8 @@
 /* M1: what the kernel lets the owner do whatever the mode (chmod, chgrp, utimes) */
 #define OWNER_ALWAYS		(WRITE_ATTRIBUTES | NT_WRITE_DAC | NT_WRITE_OWNER)
 
-static const struct richacl_map_file a_file = { OWNER, GROUP, false, false };
-static const struct richacl_map_file a_dir = { OWNER, GROUP, true, false };
+static const struct richacl_map_file a_file = { OWNER, GROUP, false };
+static const struct richacl_map_file a_dir = { OWNER, GROUP, true };
 
 static struct richacl *mode_acl(mode_t mode)
 {
@@ -393,6 +393,9 @@ static void test_store_as_mode_refuses_other_entries(void **state)
 		"user:1001:rw::allow everyone@:r::allow",	/* the owner of before */
 		"group:2005:r::allow everyone@:r::allow",	/* another group */
 		"user:S-1-5-21-9-9-9-77:r:u:allow",		/* unmapped */
+		/* OWNER RIGHTS: the mode of these entries, but no mode says
+		 * that the owner may not chmod */
+		"flags:o user:1002:rwp::allow everyone@:r::allow",
 	};
 	unsigned int i;
 

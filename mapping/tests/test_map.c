@@ -39,8 +39,8 @@
 
 #define ALL_SECINFO	(NT_SECINFO_OWNER | NT_SECINFO_GROUP | NT_SECINFO_DACL)
 
-static const struct richacl_map_file a_file = { OWNER, GROUP, false, false };
-static const struct richacl_map_file a_dir = { OWNER, GROUP, true, false };
+static const struct richacl_map_file a_file = { OWNER, GROUP, false };
+static const struct richacl_map_file a_dir = { OWNER, GROUP, true };
 
 /* ---- helpers ---- */
 
@@ -378,7 +378,7 @@ static void test_M3_owner_group_sids_from_resolver(void **state)
 /* M3: no SID from the resolver -> Samba's Unix SIDs S-1-22-1-uid / S-1-22-2-gid */
 static void test_M3_unix_sid_fallback(void **state)
 {
-	const struct richacl_map_file f = { 500, 100, false, false };
+	const struct richacl_map_file f = { 500, 100, false };
 	struct nt_sd *sd = get_sd(NULL, 0640, &f, ALL_SECINFO);
 	struct nt_sid o = sid_of("S-1-22-1-500"), g = sid_of("S-1-22-2-100");
 	struct richacl_error err;
@@ -847,7 +847,7 @@ static void test_M8_everyone_owner_group_sids(void **state)
  */
 static void test_M8_owner_rights_is_owner_entry(void **state)
 {
-	const struct richacl_map_file chowned = { 1002, GROUP, false, false };
+	const struct richacl_map_file chowned = { 1002, GROUP, false };
 	struct nt_sd *sd = new_sd(3);
 	struct richacl *acl;
 
@@ -856,11 +856,11 @@ static void test_M8_owner_rights_is_owner_entry(void **state)
 	set_ace(sd, 1, ALLOW, OI | CI, R | W, "S-1-3-4");
 	set_ace(sd, 2, ALLOW, CI | IO, X, "S-1-3-4");
 	acl = set_sd(sd, &a_dir);
-	assert_entries(acl, "owner@:w::deny owner@:rw:fd:allow owner@:x:di:allow");
+	assert_entries(acl, "flags:o owner@:w::deny owner@:rw:fd:allow owner@:x:di:allow");
 	richacl_free(acl);
 	/* on a file: the owner, whoever that is, gets r but not w */
 	acl = set_sd(sd, &a_file);
-	assert_entries(acl, "owner@:w::deny owner@:rw::allow");
+	assert_entries(acl, "flags:o owner@:w::deny owner@:rw::allow");
 	assert_int_equal(access_of(acl, &a_file, OWNER, 9) & (R | W), R);
 	assert_int_equal(access_of(acl, &chowned, 1002, 9) & (R | W), R);
 	assert_int_equal(access_of(acl, &chowned, OWNER, 9) & (R | W), 0);
@@ -941,7 +941,7 @@ static void test_M8_inheritable_owner_sid_stays_named(void **state)
  */
 static void test_M8_owner_sid_ace_does_not_follow_ownership(void **state)
 {
-	const struct richacl_map_file chowned = { 1002, GROUP, false, false };
+	const struct richacl_map_file chowned = { 1002, GROUP, false };
 	struct nt_sd *sd = new_sd(1);
 	struct richacl *acl, *acl2;
 
@@ -961,28 +961,27 @@ static void test_M8_owner_sid_ace_does_not_follow_ownership(void **state)
 }
 
 /*
- * Reading with owner_rights (vfs_richacl's marker says the acl was set
- * with OWNER RIGHTS and is unchanged): owner@ entries read back as the
- * OWNER RIGHTS ACEs that were set, flags included; an inheritable
- * inherit-only one as CREATOR OWNER (the same entry).  Without the marker
+ * A DACL with an OWNER RIGHTS ACE that applies to the object gives the acl
+ * the flag owner_rights (the kernel then lets the owner change the acl
+ * only as the entries allow, as smbd does); its owner@ entries read back
+ * as the OWNER RIGHTS ACEs that were set, flags included; an inheritable
+ * inherit-only one as CREATOR OWNER (the same entry).  Without the flag
  * they read back as the owner's SID (M4).
  */
 static void test_M8_owner_rights_read_back(void **state)
 {
-	struct richacl_map_file marked = a_dir;
 	struct nt_sd *sd = new_sd(5), *back;
 	struct richacl *acl;
 
 	(void)state;
-	marked.owner_rights = true;
 	set_ace(sd, 0, DENY, 0, W, "S-1-3-4");
 	set_ace(sd, 1, ALLOW, OI | CI, R, "S-1-3-4");
 	set_ace(sd, 2, ALLOW, CI | IO, X, "S-1-3-4");
 	set_ace(sd, 3, ALLOW, 0, R | W, dom(OWNER));
 	set_ace(sd, 4, ALLOW, IO, P, "S-1-3-4");	/* inert, not inheritable */
 	acl = set_sd(sd, &a_dir);
-	assert_true(richacl_shows_owner_rights(acl));
-	back = get_sd(acl, 0, &marked, NT_SECINFO_DACL);
+	assert_int_equal(acl->a_flags & RICHACL_OWNER_RIGHTS, RICHACL_OWNER_RIGHTS);
+	back = get_sd(acl, 0, &a_dir, NT_SECINFO_DACL);
 	assert_int_equal(back->dacl->num_aces, 5);
 	assert_ace(back->dacl, 0, DENY, 0, W, "S-1-3-4");
 	assert_ace(back->dacl, 1, ALLOW, OI | CI, R, "S-1-3-4");
@@ -990,7 +989,8 @@ static void test_M8_owner_rights_read_back(void **state)
 	assert_ace(back->dacl, 3, ALLOW, 0, R | W, dom(OWNER));
 	assert_ace(back->dacl, 4, ALLOW, IO, P, "S-1-3-4");
 	nt_sd_free(back);
-	/* without the marker: the owner's SID, inheritable part split (M4) */
+	/* without the flag: the owner's SID, inheritable part split (M4) */
+	acl->a_flags &= ~RICHACL_OWNER_RIGHTS;
 	back = get_sd(acl, 0, &a_dir, NT_SECINFO_DACL);
 	assert_int_equal(back->dacl->num_aces, 6);
 	assert_ace(back->dacl, 0, DENY, 0, W, dom(OWNER));
@@ -999,16 +999,73 @@ static void test_M8_owner_rights_read_back(void **state)
 	assert_ace(back->dacl, 3, ALLOW, CI | IO, X, "S-1-3-0");
 	nt_sd_free(back);
 	richacl_free(acl);
+	/* on a file, too */
+	acl = set_sd(sd, &a_file);
+	assert_int_equal(acl->a_flags & RICHACL_OWNER_RIGHTS, RICHACL_OWNER_RIGHTS);
+	richacl_free(acl);
 	nt_sd_free(sd);
 
-	/* only CREATOR OWNER, or no owner@ at all: nothing to mark */
+	/* only CREATOR OWNER and the owner's SID: no flag */
 	sd = new_sd(2);
 	set_ace(sd, 0, ALLOW, OI | CI, R, "S-1-3-0");
 	set_ace(sd, 1, ALLOW, 0, R, dom(OWNER));
 	acl = set_sd(sd, &a_dir);
-	assert_false(richacl_shows_owner_rights(acl));
+	assert_int_equal(acl->a_flags & RICHACL_OWNER_RIGHTS, 0);
 	richacl_free(acl);
 	nt_sd_free(sd);
+
+	/*
+	 * only inherit-only OWNER RIGHTS ACEs: they do not apply to the
+	 * object, and smbd's check ignores them for its owner ([MS-DTYP]
+	 * 2.5.3.2): no flag
+	 */
+	sd = new_sd(2);
+	set_ace(sd, 0, ALLOW, OI | CI | IO, R, "S-1-3-4");
+	set_ace(sd, 1, ALLOW, IO, R, "S-1-3-4");
+	acl = set_sd(sd, &a_dir);
+	assert_int_equal(acl->a_flags & RICHACL_OWNER_RIGHTS, 0);
+	richacl_free(acl);
+	nt_sd_free(sd);
+}
+
+/*
+ * The flag without an owner@ entry that applies (a local setrichacl can
+ * write that): the kernel gives the owner nothing implicitly, so the DACL
+ * shows an OWNER RIGHTS ACE that grants nothing, which withholds the same
+ * in smbd's check.  Written back, it keeps the flag, and reads back the
+ * same.
+ */
+static void test_M8_owner_rights_flag_alone(void **state)
+{
+	struct richacl *acl = acl_of("flags:o everyone@:r::allow owner@:w:fdi:allow");
+	struct nt_sd *back, *again;
+	struct richacl *acl2;
+
+	(void)state;
+	back = get_sd(acl, 0, &a_dir, NT_SECINFO_DACL);
+	assert_int_equal(back->dacl->num_aces, 3);
+	assert_ace(back->dacl, 0, ALLOW, 0, R, "S-1-1-0");
+	assert_ace(back->dacl, 1, ALLOW, OI | CI | IO, W, "S-1-3-0");
+	assert_ace(back->dacl, 2, ALLOW, 0, 0, "S-1-3-4");
+	acl2 = set_sd(back, &a_dir);
+	assert_int_equal(acl2->a_flags & RICHACL_OWNER_RIGHTS, RICHACL_OWNER_RIGHTS);
+	again = get_sd(acl2, 0, &a_dir, NT_SECINFO_DACL);
+	assert_int_equal(again->dacl->num_aces, 3);
+	assert_ace(again->dacl, 2, ALLOW, 0, 0, "S-1-3-4");
+	nt_sd_free(again);
+	richacl_free(acl2);
+	nt_sd_free(back);
+	richacl_free(acl);
+
+	/* before the inherited ACEs, where explicit ones go (canonical order) */
+	acl = acl_of("flags:ao user:1005:w::allow everyone@:r:a:allow");
+	back = get_sd(acl, 0, &a_file, NT_SECINFO_DACL);
+	assert_int_equal(back->dacl->num_aces, 3);
+	assert_ace(back->dacl, 0, ALLOW, 0, W, dom(1005));
+	assert_ace(back->dacl, 1, ALLOW, 0, 0, "S-1-3-4");
+	assert_ace(back->dacl, 2, ALLOW, INH, R, "S-1-1-0");
+	nt_sd_free(back);
+	richacl_free(acl);
 }
 
 static void test_M8_other_sids_through_resolver(void **state)
@@ -1186,13 +1243,13 @@ static void test_owner_rights_never_resolved(void **state)
 	set_ace(sd, 0, ALLOW, 0, R, "S-1-3-4");
 	set_ace(sd, 1, ALLOW, 0, R, "S-1-5-11");
 	assert_int_equal(richacl_from_nt_sd(sd, &a_file, &res, &acl, &err), 0);
-	assert_entries(acl, "owner@:r::allow group:100511:r::allow");
+	assert_entries(acl, "flags:o owner@:r::allow group:100511:r::allow");
 	richacl_free(acl);
 	acl = NULL;
 	/* a deny binds the owner in the kernel too */
 	set_ace(sd, 0, DENY, 0, W, "S-1-3-4");
 	assert_int_equal(richacl_from_nt_sd(sd, &a_file, &res, &acl, &err), 0);
-	assert_entries(acl, "owner@:w::deny group:100511:r::allow");
+	assert_entries(acl, "flags:o owner@:w::deny group:100511:r::allow");
 	richacl_free(acl);
 	nt_sd_free(sd);
 }
@@ -1572,7 +1629,7 @@ static void test_M12_max_masks_spec_example_1(void **state)
 	set_ace(sd, 0, DENY, 0, W, "S-1-3-4");
 	set_ace(sd, 1, ALLOW, 0, R | W, "S-1-1-0");
 	acl = set_sd(sd, &a_file);
-	assert_entries(acl, "owner@:w::deny everyone@:rw::allow");
+	assert_entries(acl, "flags:o owner@:w::deny everyone@:rw::allow");
 	assert_int_equal(acl->a_owner_mask, R);
 	assert_int_equal(acl->a_group_mask, R | W);
 	assert_int_equal(acl->a_other_mask, R | W);
@@ -1592,7 +1649,7 @@ static void test_M12_max_masks_spec_example_2(void **state)
 	set_ace(sd, 1, ALLOW, 0, R | W, dom(1005));
 	set_ace(sd, 2, ALLOW, 0, R, "S-1-1-0");
 	acl = set_sd(sd, &a_file);
-	assert_entries(acl, "owner@:rwp::allow user:1005:rw::allow everyone@:r::allow");
+	assert_entries(acl, "flags:o owner@:rwp::allow user:1005:rw::allow everyone@:r::allow");
 	assert_int_equal(acl->a_owner_mask, R | W | P);
 	assert_int_equal(acl->a_group_mask, R | W);
 	assert_int_equal(acl->a_other_mask, R);
@@ -1601,11 +1658,11 @@ static void test_M12_max_masks_spec_example_2(void **state)
 }
 
 /*
- * M12 + M1: a descriptor equivalent to mode 0644 (OWNER RIGHTS rwp,
- * Everyone r) gives an acl that the kernel stores as the mode alone;
- * reading the mode back shows owner@ as the owner's SID.  The same
+ * M12 + M1: OWNER RIGHTS rwp and Everyone r grant what mode 0644 grants,
+ * but the acl carries the flag owner_rights, which a mode cannot: it is not
+ * equivalent to a mode, stays an acl and reads back as set.  The same
  * descriptor with the owner's SID instead names that SID (M8), so it is
- * not a mode: it stays an acl and reads back as set.
+ * not a mode either.
  */
 static void test_M12_mode_equivalent_descriptor_reads_back_via_M1(void **state)
 {
@@ -1617,13 +1674,17 @@ static void test_M12_mode_equivalent_descriptor_reads_back_via_M1(void **state)
 	set_ace(sd, 0, ALLOW, 0, R | W | P, "S-1-3-4");
 	set_ace(sd, 1, ALLOW, 0, R, "S-1-1-0");
 	acl = set_sd(sd, &a_file);
-	assert_int_equal(richacl_equiv_mode(acl, &mode), 0);
-	assert_int_equal(mode, S_IFREG | 0644);
-	back = get_sd(NULL, mode, &a_file, NT_SECINFO_DACL);
+	assert_int_equal(richacl_equiv_mode(acl, &mode), -1);
+	back = get_sd(acl, 0, &a_file, NT_SECINFO_DACL);
 	assert_int_equal(back->dacl->num_aces, 2);
-	assert_ace(back->dacl, 0, ALLOW, 0, R | W | P, dom(OWNER));
+	assert_ace(back->dacl, 0, ALLOW, 0, R | W | P, "S-1-3-4");
 	assert_ace(back->dacl, 1, ALLOW, 0, R, "S-1-1-0");
 	nt_sd_free(back);
+	/* without the flag the same entries are mode 0644 */
+	acl->a_flags &= ~RICHACL_OWNER_RIGHTS;
+	mode = S_IFREG | 0777;
+	assert_int_equal(richacl_equiv_mode(acl, &mode), 0);
+	assert_int_equal(mode, S_IFREG | 0644);
 	richacl_free(acl);
 
 	set_ace(sd, 0, ALLOW, 0, R | W | P, dom(OWNER));
@@ -1714,6 +1775,7 @@ int main(void)
 		cmocka_unit_test(test_M8_owner_sid_ace_does_not_follow_ownership),
 		cmocka_unit_test(test_M8_owner_rights_is_owner_entry),
 		cmocka_unit_test(test_M8_owner_rights_read_back),
+		cmocka_unit_test(test_M8_owner_rights_flag_alone),
 		cmocka_unit_test(test_M8_other_sids_through_resolver),
 		cmocka_unit_test(test_M8_id_both_round_trip),
 		cmocka_unit_test(test_M9_unmapped_sid_kept),

@@ -228,7 +228,8 @@ static struct richacl_cred person_cred(const struct person *p)
  * First matching ACE decides each bit; inherit-only ACEs do not apply.  An
  * OWNER RIGHTS ACE matches the token that holds owner, the SID of the
  * object's owner.  The owner's implicit READ_CONTROL and WRITE_DAC are left
- * out on every side (the kernel never takes them away: docs/mapping.md).
+ * out here; check_owner_write_dac() compares the owner's right to change the
+ * DACL on its own (the kernel's is richacl_may_set(), not an acl entry).
  */
 static uint32_t nt_access(const struct nt_sd *sd, const struct token *t,
 			  const struct nt_sid *owner)
@@ -475,12 +476,44 @@ static struct nt_sd *random_sd(struct rng *r, const struct richacl_map_file *f)
 	return sd;
 }
 
+/* forward: defined with the inheritance checks */
+static bool sd_owner_rights(const struct nt_sd *sd);
+
+/*
+ * Whether the owner may change the DACL ([MS-DTYP] 2.5.3.2): implicitly,
+ * unless an OWNER RIGHTS ACE applies to the object; then as the ACEs that
+ * match it (OWNER RIGHTS included) grant WRITE_DAC.
+ */
+static bool nt_owner_write_dac(const struct nt_sd *sd, const struct token *t,
+			       const struct nt_sid *owner)
+{
+	if (!sd->dacl || !sd_owner_rights(sd))
+		return true;
+	return nt_access(sd, t, owner) & RICHACE_WRITE_ACL;	/* WRITE_DAC, the same bit */
+}
+
+struct stats_a;
+static void fail_sd_case(unsigned int n, const char *what, const struct nt_sd *sd,
+			 const struct richacl *acl, const struct nt_sd *sd2,
+			 const struct richacl_map_file *f, unsigned int tok);
+
+/*
+ * The owner's right to change the acl, three ways: Windows on the
+ * descriptor sent, smbd on the descriptor read back, and the kernel
+ * (richacl_may_set(): implicit unless the acl has owner_rights, then
+ * write_acl from the entries, k).  All three agree.
+ */
+static void check_owner_write_dac(const struct nt_sd *sd, const struct nt_sd *sd2,
+				  const struct richacl *acl, uint32_t k,
+				  const struct token *t, const struct nt_sid *owner,
+				  unsigned int n, const struct richacl_map_file *f,
+				  unsigned int tok, struct stats_a *st);
+
 static void random_file(struct rng *r, struct richacl_map_file *f)
 {
 	f->owner = file_owners[below(r, sizeof(file_owners) / sizeof(file_owners[0]))];
 	f->group = file_groups[below(r, sizeof(file_groups) / sizeof(file_groups[0]))];
 	f->isdir = chance(r, 50);
-	f->owner_rights = chance(r, 50);	/* vfs_richacl's OWNER RIGHTS marker */
 }
 
 static void fail_sd_case(unsigned int n, const char *what, const struct nt_sd *sd,
@@ -498,6 +531,7 @@ static void fail_sd_case(unsigned int n, const char *what, const struct nt_sd *s
 
 struct stats_a {
 	unsigned int cases, dirs, null_dacls, token_checks, inherit_checks, kernel_checks;
+	unsigned int owner_checks, owner_refused;
 	unsigned int stored_checks, stored_as_mode;
 	unsigned int null_dacl_no_everyone, inheritable_lists;
 };
@@ -523,9 +557,10 @@ static struct nt_sid canonical_of(const struct nt_sid *sid)
  * The inheritable ACEs (OI or CI) of a directory's DACL, normalised as
  * docs/mapping.md says: generic rights mapped, CREATOR OWNER / GROUP ACEs
  * inherit-only, SIDs that map to an id replaced by that id's SID.  OWNER
- * RIGHTS is owner@: read back with owner_rights (the marker) it stays
- * OWNER RIGHTS unless it is inherit-only, which reads back as CREATOR
- * OWNER; without, its inheritable part always reads back as CREATOR OWNER.
+ * RIGHTS is owner@: if the DACL has one that applies to the object (the
+ * acl then has the flag owner_rights), it stays OWNER RIGHTS unless it is
+ * inherit-only, which reads back as CREATOR OWNER; otherwise its
+ * inheritable part always reads back as CREATOR OWNER.
  */
 static unsigned int inheritable_aces(const struct nt_sd *sd, bool owner_rights,
 				     struct nt_ace *out)
@@ -552,6 +587,37 @@ static unsigned int inheritable_aces(const struct nt_sd *sd, bool owner_rights,
 	return n;
 }
 
+/* whether a DACL has an OWNER RIGHTS ACE that is not inherit-only */
+static bool sd_owner_rights(const struct nt_sd *sd)
+{
+	unsigned int i;
+
+	for (i = 0; sd->dacl && i < sd->dacl->num_aces; i++)
+		if (!(sd->dacl->aces[i].flags & NT_ACE_INHERIT_ONLY) &&
+		    nt_sid_equal(&sd->dacl->aces[i].trustee, &nt_sid_owner_rights))
+			return true;
+	return false;
+}
+
+static void check_owner_write_dac(const struct nt_sd *sd, const struct nt_sd *sd2,
+				  const struct richacl *acl, uint32_t k,
+				  const struct token *t, const struct nt_sid *owner,
+				  unsigned int n, const struct richacl_map_file *f,
+				  unsigned int tok, struct stats_a *st)
+{
+	bool win = nt_owner_write_dac(sd, t, owner);
+	bool smbd = nt_owner_write_dac(sd2, t, owner);
+	bool kernel = !(acl->a_flags & RICHACL_OWNER_RIGHTS) || (k & RICHACE_WRITE_ACL);
+
+	if (win != smbd || smbd != kernel) {
+		fprintf(stderr, "owner may change the DACL: Windows %d, smbd %d, kernel %d\n",
+			win, smbd, kernel);
+		fail_sd_case(n, "the owner's WRITE_DAC differs", sd, acl, sd2, f, tok);
+	}
+	st->owner_checks++;
+	st->owner_refused += !kernel;
+}
+
 /* M13: the inheritable ACEs of a directory are identical up to the normalisations */
 static void check_inheritable_aces(const struct nt_sd *sd, const struct nt_sd *sd2,
 				   unsigned int n, const struct richacl_map_file *f,
@@ -562,8 +628,8 @@ static void check_inheritable_aces(const struct nt_sd *sd, const struct nt_sd *s
 
 	assert_true(!sd->dacl || sd->dacl->num_aces <= 16);
 	assert_true(!sd2->dacl || sd2->dacl->num_aces <= 32);
-	na = inheritable_aces(sd, f->owner_rights, a);
-	nb = inheritable_aces(sd2, f->owner_rights, b);
+	na = inheritable_aces(sd, sd_owner_rights(sd), a);
+	nb = inheritable_aces(sd2, sd_owner_rights(sd), b);
 	for (i = 0; i < na && i < nb; i++)
 		if (a[i].type != b[i].type || a[i].flags != b[i].flags ||
 		    a[i].mask != b[i].mask || !nt_sid_equal(&a[i].trustee, &b[i].trustee))
@@ -734,6 +800,9 @@ static void test_M13a_random_descriptors_round_trip(void **state)
 					fail_sd_case(n, "kernel check disagrees with the NT evaluator",
 						     sd, acl, sd2, &f, t);
 				st.kernel_checks++;
+				if (c.uid == f.owner)
+					check_owner_write_dac(sd, sd2, acl, k, &tokens[t], &owner,
+							      n, &f, t, &st);
 			}
 		}
 		if (f.isdir) {
@@ -749,6 +818,8 @@ static void test_M13a_random_descriptors_round_trip(void **state)
 	printf("M13(a): %u descriptors (%u directories, %u NULL DACLs), %u token checks, "
 	       "%u kernel-vs-NT checks, %u inheritance checks\n", st.cases, st.dirs,
 	       st.null_dacls, st.token_checks, st.kernel_checks, st.inherit_checks);
+	printf("M13(a): the owner's right to change the DACL agrees (Windows, smbd, kernel): "
+	       "%u checks, %u refused\n", st.owner_checks, st.owner_refused);
 	printf("M13(a): %u directory DACLs with identical inheritable ACEs after normalisation\n",
 	       st.inheritable_lists);
 	printf("M13(a): NULL DACL normalisation: %u checks of a token without Everyone "
@@ -1152,8 +1223,8 @@ static void test_M13c_every_mode_round_trips(void **state)
 	test_resolver_init(&world_resolver);
 	for (dir = 0; dir < 2; dir++) {
 		for (o = 0; o < 2; o++) {
-			struct richacl_map_file f = { owners[o], o ? 100 : 2001, dir, false };
-			struct richacl_map_file chowned = { 1003, f.group, dir, false };
+			struct richacl_map_file f = { owners[o], o ? 100 : 2001, dir };
+			struct richacl_map_file chowned = { 1003, f.group, dir };
 			struct nt_sid owner_sid, group_sid;
 
 			canonical_sid(false, f.owner, &owner_sid);

@@ -82,6 +82,9 @@ static void test_7_1_numbers_in_masks_flags_and_types(void **state)
 	assert_parses_to("everyone@:r::0x1", "everyone@:r::deny\n");
 	assert_parses_to("flags:0x10", "flags:0x10\n");
 	assert_parses_to("flags:a-p", "flags:ap\n");
+	assert_parses_to("flags:oa", "flags:ao\n");
+	assert_parses_to("flags:Owner_Rights/masked", "flags:mo\n");
+	assert_parses_to("flags:0x20", "flags:o\n");
 }
 
 static void test_7_1_case_insensitive_names_case_sensitive_letters(void **state)
@@ -672,9 +675,13 @@ static void test_7_2_flag_texts_and_unknown_bits(void **state)
 	acl->a_flags |= 0x08;
 	acl->a_entries[0].e_flags = RICHACE_SPECIAL_WHO | 0x10;
 	assert_text(acl, 0, NULL, "flags:mwapd/0x8\nowner@:r:0x10:allow\n");
+	acl->a_flags = 0x18;
+	assert_text(acl, LONG, NULL,
+		    "flags:0x18\nowner@:read_data/list_directory:0x10:allow\n");
 	acl->a_flags = 0x30;
 	assert_text(acl, LONG, NULL,
-		    "flags:0x30\nowner@:read_data/list_directory:0x10:allow\n");
+		    "flags:owner_rights/0x10\nowner@:read_data/list_directory:0x10:allow\n");
+	assert_text(acl, 0, NULL, "flags:o/0x10\nowner@:r:0x10:allow\n");
 	richacl_free(acl);
 }
 

@@ -43,11 +43,12 @@
  *   file-inherit-flags OI/CI/NP of a non-directory dropped
  *   unmapped-sid       a SID without a unix id: an entry that matches nobody
  *   owner-rights       an OWNER RIGHTS ACE that applies to the object
- *                      (not inherit-only): stored as owner@, which the
- *                      kernel applies to the owner as smbd did, but the
- *                      owner's implicit READ_CONTROL and WRITE_DAC, which
- *                      smbd withheld, come back: the kernel always lets the
- *                      owner read and change the acl
+ *                      (not inherit-only): stored as owner@ with the acl
+ *                      flag owner_rights, with which the kernel, like smbd,
+ *                      lets the owner change the acl only as the entries
+ *                      allow; files created later inherit such an ACE as
+ *                      owner@ without the flag, so their owners keep the
+ *                      implicit right
  *
  * usage:
  *   richacl-ntsd2xattr [--dir|--file] [--owner UID --group GID]
@@ -518,8 +519,8 @@ static void note_unmapped(const struct richacl *acl, struct notes *n)
 }
 
 /*
- * OWNER RIGHTS becomes owner@ (M8); what is lost is that its presence took
- * away the owner's implicit READ_CONTROL and WRITE_DAC in smbd's check.
+ * OWNER RIGHTS becomes owner@ and the acl flag owner_rights (M8); what
+ * changes is that files created later do not inherit the flag.
  */
 static void note_owner_rights(const struct nt_sd *sd, struct notes *n)
 {
@@ -531,9 +532,9 @@ static void note_owner_rights(const struct nt_sd *sd, struct notes *n)
 		if (!nt_sid_equal(&ace->trustee, &nt_sid_owner_rights) ||
 		    (ace->flags & NT_ACE_INHERIT_ONLY))
 			continue;
-		note(n, "owner-rights", "ACE %u for OWNER RIGHTS (S-1-3-4) stored as owner@: "
-		     "the owner's implicit READ_CONTROL and WRITE_DAC, which smbd withheld, "
-		     "come back (the kernel always lets the owner read and change the acl)", i);
+		note(n, "owner-rights", "ACE %u for OWNER RIGHTS (S-1-3-4) stored as owner@ with "
+		     "the acl flag owner_rights (the owner changes the acl only as the entries "
+		     "allow); new files inherit it as owner@ without the flag", i);
 		return;
 	}
 }

@@ -32,7 +32,9 @@
 #                      tree connects vfs_richacl must refuse; [richaclsgid] =
 #                      [richacl] with "force directory mode = 2000"; [rinhown] and
 #                      [rfruit] (inherit acls + inherit owner, and vfs_fruit
-#                      stacked above richacl) for the NULL DACL rows of windows.py
+#                      stacked above richacl) for the NULL DACL rows of windows.py;
+#                      [rapplydos] = [rapply] with "dos filemode = yes" (smbd
+#                      retries a refused DOS-attribute chmod as root)
 #
 # The server is a standalone server on the given interfaces only.  SMB1 is
 # enabled (server min protocol = NT1) because smbtorture's base.* and raw.*
@@ -176,6 +178,10 @@ cat <<EOF
 	copy = richacl
 	richacl:chmod = apply
 	store dos attributes = no
+
+[rapplydos]
+	copy = rapply
+	dos filemode = yes
 
 [rstreams]
 	copy = richacl

@@ -91,6 +91,7 @@ HUGE_BAD = acl(users(1700) + [(3, 0, 0x1, 0), EVERYONE_R])
 DAMAGE_KINDS = [
     ('version', acl([OWNER_RW], version=1)),
     ('aflags', acl([OWNER_RW], flags=0x08)),
+    ('aflags10', acl([OWNER_RW], flags=0x30)),     # owner_rights with an unknown bit
     ('fmask', acl([OWNER_RW], masks=(0x3, 0x1, 0x800))),
     ('type', acl([(2, 0x4000, 0x1, 0)])),
     ('eflags', acl([(0, 0x4100, 0x1, 0)])),
@@ -112,8 +113,9 @@ VALID_KINDS = [
     ('empty', acl([])),
     ('named', acl([(0, 0x2000, 0x1, 0), (1, 0x2040, 0x2, 0)], strings=b'alice@EXAMPLE\0staff\0')),
     ('groupflags', acl([(1, 0x40 | 0x0F | 0x80, 0x1F07FF, 100), GROUP_R],
-                       flags=0xC7, masks=(0x1F07FF, 0x1F07FF, 0))),
+                       flags=0xE7, masks=(0x1F07FF, 0x1F07FF, 0))),
     ('ids', acl([(0, 0, 0x1, 0xfffffffe), (0, 0x40, 0x1, 0)])),
+    ('ownerrights', acl([OWNER_RW], flags=0x20)),
 ]
 
 

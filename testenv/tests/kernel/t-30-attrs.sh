@@ -210,6 +210,96 @@ t_owner_narrow() {
 	expect OK bob "everyone else creates" create "$B/d4/fb"
 }
 
+# The acl flag owner_rights (patch 44, Windows OWNER RIGHTS): the owner may
+# change the acl and the mode only as the entries allow.
+t_owner_rights() {
+	group_begin K-OWNERRIGHTS "owner_rights: the entries decide whether the owner may change the acl"
+	require_richacl || return
+	local B=$R/ownerrights
+	fresh_dir "$B"
+	local f
+	for f in f1 f2 f3 f4 f5 f6 f7 f8 f9; do echo x >"$B/$f"; chown alice:alice "$B/$f"; done
+	setacl 'flags:o owner@:rw::allow everyone@:r::allow' "$B/f1"
+	setacl 'flags:o owner@:rwC::allow everyone@:r::allow' "$B/f2"
+	setacl 'owner@:rw::allow everyone@:r::allow' "$B/f3"
+	setacl 'flags:o owner@:C::deny everyone@:rC::allow' "$B/f4"
+	setacl 'flags:o owner@:rw::allow' "$B/f5"
+	setacl 'flags:o owner@:rwC::allow' "$B/f6"
+	chown alice:"$STAFF" "$B/f7" "$B/f8"
+	setacl 'flags:o owner@:rw::allow group@:rwC::allow' "$B/f7"
+	setacl 'flags:o owner@:rwo::allow group@:rwC::allow' "$B/f8"
+	setacl 'flags:o owner@:rwx::allow everyone@:rx::allow' "$B/f9"
+	S chmod 4755 "$B/f9"
+	mkdir "$B/d"
+	chown alice:alice "$B/d"
+	setacl 'flags:ao owner@:rwpxdC:fd:allow everyone@:rwpx:fd:allow' "$B/d"
+
+	local before
+	before=$(xattr_of "$B/f1")
+	expect EPERM alice "owner without write_acl under owner_rights: chmod refused" chmod "$B/f1" 0666
+	expect_sh DENIED alice "and setrichacl refused" \
+		'"$1" --set "everyone@:rwp::allow" "$2"' "$SETRICHACL" "$B/f1"
+	expect EPERM alice "and removing the acl refused" removexattr "$B/f1" system.richacl
+	check_eq "the refusals changed nothing" "$before" "$(xattr_of "$B/f1")"
+	check_eq "mode unchanged" 644 "$(mode_of "$B/f1")"
+	expect OK alice "the owner keeps write_attributes (utimes)" utimes "$B/f1" 1000000000
+	expect OK alice "the owner still reads the acl, as everybody may" getxattr "$B/f1" system.richacl
+	expect_cap OK alice fowner "with CAP_FOWNER the owner may chmod" chmod "$B/f1" 0640
+	expect OK root "root may chmod" chmod "$B/f1" 0600
+	check_eq "a chmod keeps the flag (and sets masked, write_through)" mwo "$(acl_flags_of "$B/f1")"
+
+	expect OK alice "owner@ grants write_acl: the owner may chmod, set-user-ID bit included" \
+		chmod "$B/f2" 04640
+	check_eq "that chmod took effect" 4640 "$(mode_of "$B/f2")"
+	expect EPERM alice "the chmod masks cut the owner's write_acl: a second chmod refused" \
+		chmod "$B/f2" 0644
+	expect OK alice "without the flag the owner always may chmod" chmod "$B/f3" 0600
+	expect EPERM alice "an owner@ deny of write_acl before everyone@ binds the owner" chmod "$B/f4" 0600
+	expect OK bob "everyone@ grants bob write_acl on the same file" chmod "$B/f4" 0644
+	expect_sh DENIED alice "owner_rights without write_acl: the owner cannot drop the flag" \
+		'"$1" --set "owner@:rwC::allow" "$2"' "$SETRICHACL" "$B/f5"
+	expect_sh OK alice "with owner@ write_acl the owner may replace the acl, dropping the flag" \
+		'"$1" --set "owner@:rw::allow" "$2"' "$SETRICHACL" "$B/f6"
+	expect OK alice "after that the owner may always chmod" chmod "$B/f6" 0600
+
+	expect EPERM alice "an owner without write_acl may not give the file to her group (group@ would grant it write_acl)" \
+		chown "$B/f7" -1 1001
+	check_eq "the owning group is unchanged" "1001:$STAFF" "$(owner_of "$B/f7")"
+	expect OK alice "with write_owner (take_ownership) she may, as on Windows" chown "$B/f8" -1 1001
+	expect EPERM alice "documented: her chown of a set-user-ID file is refused (it implies a chmod)" \
+		chown "$B/f9" 1001 -1
+	check_eq "the set-user-ID bit stays" 4755 "$(mode_of "$B/f9")"
+	expect OK root "root may" chown "$B/f9" 1001 -1
+
+	echo x >"$B/d/new"
+	mkdir "$B/d/sub"
+	check_eq "a new file inherits auto_inherit but not owner_rights" "a, no o" \
+		"$(has_flags "$B/d/new" a o)"
+	check_eq "nor does a new directory" "a, no o" "$(has_flags "$B/d/sub" a o)"
+	expect OK alice "the owner of the directory may chmod it (write_acl through owner@)" \
+		chmod "$B/d" 0755
+	S chown bob "$B/f5"
+	expect EPERM bob "after a chown the flag binds the new owner" chmod "$B/f5" 0666
+	expect DENIED alice "and alice, no longer the owner, gets nothing from owner@" open "$B/f5" r
+}
+
+# The acl flags letters of a file, as getrichacl --raw prints them.
+acl_flags_of() {
+	"$GETRICHACL" --raw "$1" | sed -n 's/^ *flags:\([a-z]*\).*/\1/p'
+}
+
+# has_flags FILE YES NO: "YES, no NO" if the acl flags of FILE include the
+# letter YES and not the letter NO, else what they are.
+has_flags() {
+	local f
+	f=$(acl_flags_of "$1")
+	if [[ $f == *"$2"* && $f != *"$3"* ]]; then
+		echo "$2, no $3"
+	else
+		echo "flags '$f'"
+	fi
+}
+
 # §3 item 9: chmod rewrites the masks; getrichacl shows the effect.
 # Expected texts: algorithms.md 3.3 and the end-to-end list at the end of 4.11.
 t_chmod() {

@@ -390,7 +390,7 @@ t_invalid() {
 	add "string area without unmapped entries" "${good}00"
 	add "special who with id 3" "$(xhdr 0 0 1 1 1 0)$(xent 0 0x4000 1 3)"
 	add "acl flag 0x08" "$(xhdr 0 8 1 1 1 0)$(xent 0 0 1 1002)"
-	add "acl flag 0x20" "$(xhdr 0 0x20 1 1 1 0)$(xent 0 0 1 1002)"
+	add "acl flag 0x10" "$(xhdr 0 0x10 1 1 1 0)$(xent 0 0 1 1002)"
 	add "entry flag 0x10" "$(xhdr 0 0 1 1 1 0)$(xent 0 0x10 1 1002)"
 	add "entry flag 0x8000" "$(xhdr 0 0 1 1 1 0)$(xent 0 0x8000 1 1002)"
 	add "entry mask bit 0x800" "$(xhdr 0 0 1 1 1 0)$(xent 0 0 0x801 1002)"

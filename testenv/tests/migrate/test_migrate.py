@@ -740,9 +740,10 @@ class Checks:
         self.expect_entries("normalised: unmapped SIDs kept as entries matching nobody",
                             p("unmapped"), [("user:S-1-5-21-9-9-9-1000", rx, "u", "allow"),
                                             ("user:S-1-5-32-545", rx, "u", "allow")])
-        self.expect_entries("normalised: OWNER RIGHTS -> owner@", p("ownerrights"),
+        self.expect_entries("normalised: OWNER RIGHTS -> owner@ and the flag owner_rights",
+                            p("ownerrights"),
                             [("owner@", GENERIC_READ_FILE, "", "allow"),
-                             ("everyone@", rx, "", "allow")])
+                             ("everyone@", rx, "", "allow")], want_flags="o")
         r.check("normalised: unmapped owner SID -> the file keeps uid 0",
                 os.lstat(p("ownerkept")).st_uid == 0, "uid %d" % os.lstat(p("ownerkept")).st_uid)
         r.check("normalised: owner SID of daemon -> chown to uid 1",
@@ -775,14 +776,18 @@ class Checks:
                 res.returncode == 0 and e.summary(res.stdout)["migrated"] == 1, res.stdout)
 
     def c_mode_equivalent(self):
-        """A descriptor equivalent to a mode (OWNER RIGHTS and Everyone) is stored
-        as that mode alone (M12): the kernel keeps no acl, the mode says it all.
-        The same ACEs for the owner's SID name that SID (M8): an acl."""
+        """A descriptor equivalent to a mode (Everyone alone) is stored as that
+        mode alone (M12): the kernel keeps no acl, the mode says it all.
+        OWNER RIGHTS and Everyone grant what a mode grants, but OWNER RIGHTS
+        also takes the owner's implicit rights away (the acl flag
+        owner_rights), which no mode says: an acl.  The same ACEs for the
+        owner's SID name that SID (M8): an acl."""
         e, r = self.e, self.r
         t = self.tree("modeeq")
         f = os.path.join(t, "f")
         g = os.path.join(t, "g")
         h = os.path.join(t, "h")
+        m = os.path.join(t, "m")
         # richacl_from_mode_nt(0644): owner@ FILE_ALL_ACCESS without DELETE
         # (0x1e01df, the owner's rights of a writable file), everyone@
         # FILE_GENERIC_READ; owner@ written as OWNER RIGHTS
@@ -796,13 +801,20 @@ class Checks:
         e.mkfile(g, e.ntacl(e.sd_aces([
             e.ace(0, 0x12019f, "S-1-22-1-0"), e.ace(0, GENERIC_READ_FILE, "S-1-22-2-0"),
             e.ace(0, GENERIC_READ_FILE, "S-1-1-0")]), 1), mode=0o600)
+        # Everyone FILE_GENERIC_READ alone: everybody, the owner included,
+        # may read, and nobody write: mode 0444
+        e.mkfile(m, e.ntacl(e.sd_aces([e.ace(0, GENERIC_READ_FILE, "S-1-1-0")]), 1), mode=0o600)
         res = e.tool(t)
-        st = os.lstat(f)
-        r.check("mode-equivalent: stored as mode 0644 alone, NTACL removed",
-                res.returncode == 0 and not e.has_xattr(f, NTACL) and
-                not e.has_xattr(f, FAKE_STORE) and (st.st_mode & 0o7777) == 0o644,
+        st = os.lstat(m)
+        r.check("mode-equivalent: stored as mode 0444 alone, NTACL removed",
+                res.returncode == 0 and not e.has_xattr(m, NTACL) and
+                not e.has_xattr(m, FAKE_STORE) and (st.st_mode & 0o7777) == 0o444,
                 "exit %d %s; mode %o, xattrs %r" % (res.returncode, res.stdout,
-                                                   st.st_mode & 0o7777, os.listxattr(f)))
+                                                   st.st_mode & 0o7777, os.listxattr(m)))
+        self.expect_entries("mode-equivalent: OWNER RIGHTS is not a mode: an acl with "
+                            "the flag owner_rights", f,
+                            [("owner@", 0x1e01df, "", "allow"),
+                             ("everyone@", GENERIC_READ_FILE, "", "allow")], want_flags="o")
         self.expect_entries("mode-equivalent: the owner's SID names uid 0: an acl", h,
                             [("user:0", 0x1e01df, "", "allow"),
                              ("everyone@", GENERIC_READ_FILE, "", "allow")])

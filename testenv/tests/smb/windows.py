@@ -74,10 +74,12 @@ code under test printed.
              only his own ACE, over SMB and locally.  OWNER RIGHTS is the
              entry that follows the owner (owner@): its allow and deny bind
              the owner in the kernel as in smbd, and after a chown they
-             bind the new owner.  It reads back as OWNER RIGHTS while the
-             acl is the one set (a marker only root can write), so smbd
-             withholds the owner's WRITE_DAC as Windows does; once the acl
-             changes, owner@ reads back as the owner's SID.
+             bind the new owner.  The acl gets the flag owner_rights, with
+             which the kernel, like smbd, lets the owner change the acl or
+             the mode only as the entries allow, also after a chown; owner@
+             then reads back as OWNER RIGHTS.  The flag alone shows an
+             OWNER RIGHTS ACE that grants nothing; it is not inherited; a
+             DACL without OWNER RIGHTS drops it.
 
 Output: "ok ID desc" / "FAIL ID desc: details" lines and "N passed, N failed".
 
@@ -109,7 +111,7 @@ ADD_FILE = security.SEC_DIR_ADD_FILE
 MODIFY = "rwpxDaARWcS"          # the same as richacl text
 PLAIN_SHARE = "rplain"          # testenv/smb/smbconf.sh --test-shares
 NULL_MARKER = "security.richacl.null_dacl"
-OWNER_RIGHTS_MARKER = "security.richacl.owner_rights"
+OLD_OWNER_RIGHTS_MARKER = "security.richacl.owner_rights"   # before the acl flag
 NO_XATTR = f"<{os.strerror(errno.ENODATA)}>"   # run.Suite.xattr() of a missing one
 
 
@@ -763,6 +765,27 @@ class Windows(verdict.Verdict):
                           st == OK and aces and all(a[1] & run.INHERITED_ACE for a in aces) and
                           has(aces, bob, True, read) and not any(a[0] == carol for a in aces),
                           f"{st} {aces}")
+        # 4b. OWNER RIGHTS in a defaulted DACL, or marked inherited, gives way
+        # to the inherited entries, and with it the acl flag owner_rights;
+        # an explicit one keeps it.  Under wmg the inherited owner@ entry
+        # (CREATOR OWNER's: the creator's SID) grants alice write_acl, as on
+        # Windows, so she may chmod every one of them; under wmg0 nothing is
+        # inherited and OWNER RIGHTS read alone leaves her no write_acl.
+        for rel, sddl, extra, want, chmod in (
+                ("wmg/o1", f"D:(A;;0x120089;;;OW)(A;;0x1f01ff;;;{carol})",
+                 security.SEC_DESC_DACL_DEFAULTED, False, "OK"),
+                ("wmg/o2", f"D:(A;;0x1f01ff;;;{alice})(A;ID;0x120089;;;OW)", 0, False, "OK"),
+                ("wmg/o3", f"D:(A;;0x120089;;;{alice})(A;;0x120089;;;OW)", 0, True, "OK"),
+                ("wmg0/o4", f"D:(A;;0x120089;;;{alice})(A;;0x120089;;;OW)", 0, True,
+                 "DENIED")):
+            st = self.raw_create_sd(conn, tid, rel, sd_of(sddl, extra))
+            self.expect_smb(row, f"alice creates {rel} with {sddl}", OK, st)
+            flags = self.aclentries(rel)[0]
+            self.expect_state(row, f"{rel}: the flag owner_rights is "
+                              f"{'set' if want else 'not set'}", ("o" in flags) == want,
+                              f"flags {flags!r}")
+            self.expect_local(row, f"{rel}: alice (owner) chmods it locally", chmod,
+                              self.local("alice", lambda: os.chmod(self.p(rel), 0o640)))
         # 5. a directory: its own inheritable ACE first, the inherited ones after
         st = self.raw_create_sd(conn, tid, "wmg/d1", sd_of(f"D:(A;OICI;0x1f01ff;;;{alice})"),
                                 directory=True)
@@ -1104,17 +1127,22 @@ class Windows(verdict.Verdict):
         st, aces = self.get_dacl_sids("alice", "wm8/o")
         self.expect_state(row, "the DACL reads back with OWNER RIGHTS as set, masks included",
                           st == OK and aces == want_o, f"{st} {aces}")
-        self.expect_state(row, "the marker is the digest of the stored acl",
-                          self.xattr("wm8/o", OWNER_RIGHTS_MARKER) ==
-                          owner_rights_digest(self.xattr("wm8/o", "system.richacl")),
-                          f"{self.xattr('wm8/o', OWNER_RIGHTS_MARKER)!r}")
+        flags = self.aclentries("wm8/o")[0]
+        self.expect_state(row, "the acl has the flag owner_rights", "o" in flags,
+                          f"flags {flags!r}")
         st = self.set_sd_on("alice", "wm8/o", dacl_access, security.SECINFO_DACL,
                             aces=[(A, run.SID_EVERYONE, run.FILE_ALL_ACCESS)])
         self.expect_smb(row, "owner alice may not change wm8\\o's DACL over SMB (OWNER "
                         "RIGHTS takes WRITE_DAC away, as on Windows)", run.DENIED, st)
-        got = self.local("bob", lambda: os.setxattr(self.p("wm8/o"), OWNER_RIGHTS_MARKER,
-                                                    b"x"))
-        self.expect_local(row, "bob writes the OWNER RIGHTS marker locally", "DENIED", got)
+        self.expect_local(row, "nor locally: owner alice's setrichacl is refused (kernel: "
+                          "owner_rights)", "DENIED",
+                          self.l_setrichacl("alice", "wm8/o", "--modify",
+                                            f"everyone@:{run.R_FILE}::allow"))
+        self.expect_local(row, "nor may owner alice chmod wm8/o", "DENIED",
+                          self.local("alice", lambda: os.chmod(self.p("wm8/o"), 0o666)))
+        self.expect_local(row, "owner alice still sets its times (write_attributes stays "
+                          "the owner's)", "OK",
+                          self.local("alice", lambda: os.utime(self.p("wm8/o"), (1, 1))))
         os.chown(self.p("wm8/o"), 1002, -1)
         self.expect_local(row, "after a chown to bob, bob reads wm8/o (owner@ follows)", "OK",
                           self.l_read("bob", "wm8/o"))
@@ -1124,6 +1152,8 @@ class Windows(verdict.Verdict):
                           self.l_read("alice", "wm8/o"))
         self.expect_local(row, "and alice writes it (Everyone)", "OK",
                           self.l_open("alice", "wm8/o", os.O_WRONLY))
+        self.expect_local(row, "and alice, no longer the owner, may not chmod it", "DENIED",
+                          self.local("alice", lambda: os.chmod(self.p("wm8/o"), 0o666)))
         st, data = self.smb_read("bob", "wm8/o")
         self.expect_smb(row, "bob reads wm8\\o over SMB", OK, st)
         st, aces = self.get_dacl_sids("bob", "wm8/o")
@@ -1132,25 +1162,35 @@ class Windows(verdict.Verdict):
         st = self.set_sd_on("bob", "wm8/o", dacl_access, security.SECINFO_DACL,
                             aces=[(A, run.SID_EVERYONE, run.FILE_ALL_ACCESS)])
         self.expect_smb(row, "owner bob may not change wm8\\o's DACL over SMB", run.DENIED, st)
-        # documented: the kernel lets the owner change the acl in any case
-        self.expect_local(row, "documented: owner bob changes wm8/o's acl locally", "OK",
+        self.expect_local(row, "nor locally (kernel: owner_rights binds the new owner)",
+                          "DENIED", self.l_setrichacl("bob", "wm8/o", "--modify",
+                                                      f"everyone@:{run.R_FILE}::allow"))
+        self.expect_local(row, "nor may owner bob chmod it", "DENIED",
+                          self.local("bob", lambda: os.chmod(self.p("wm8/o"), 0o666)))
+        # root (CAP_FOWNER) may: a chmod keeps the flag (the masks it sets cut
+        # read_acl too, so nobody reads the DACL over SMB after it: smbd
+        # withholds what Linux always grants)
+        os.chmod(self.p("wm8/o"), 0o640)
+        flags = self.aclentries("wm8/o")[0]
+        self.expect_state(row, "root's chmod keeps the flag owner_rights", "o" in flags,
+                          f"flags {flags!r}")
+        self.expect_local(row, "and owner bob still may not change the acl", "DENIED",
                           self.l_setrichacl("bob", "wm8/o", "--modify",
                                             f"everyone@:{run.R_FILE}::allow"))
-        st, aces = self.get_dacl_sids("bob", "wm8/o")
-        self.expect_state(row, "the acl changed: owner@ reads back as the owner's SID (bob)",
-                          st == OK and bob in [sid for _, sid, _ in aces] and
-                          owner_rights not in [sid for _, sid, _ in aces], f"{st} {aces}")
-        # a chmod changes only the masks: the acl is no longer the one set
-        self.mkfile("wm8/c", b"c\n", owner=1001)
-        st = self.set_sd_on("alice", "wm8/c", dacl_access, security.SECINFO_DACL,
-                            aces=[(A, owner_rights, run.FILE_GENERIC_READ),
-                                  (A, bob, run.FILE_GENERIC_READ)])
-        self.expect_smb(row, "alice sets OWNER RIGHTS read, bob read on wm8\\c", OK, st)
-        os.chmod(self.p("wm8/c"), 0o400)
-        st, aces = self.get_dacl_sids("alice", "wm8/c")
-        self.expect_state(row, "after a local chmod, owner@ reads back as alice's SID",
-                          st == OK and alice in [sid for _, sid, _ in aces] and
-                          owner_rights not in [sid for _, sid, _ in aces], f"{st} {aces}")
+        # the flag alone (set locally, no owner@ entry): an OWNER RIGHTS ACE
+        # that grants nothing shows, so that smbd withholds WRITE_DAC too
+        self.mkfile("wm8/e", b"e\n", owner=1001,
+                    acl=f"flags:o everyone@:{run.R_FILE}::allow")
+        st, aces = self.get_dacl_sids("alice", "wm8/e")
+        self.expect_state(row, "flag without owner@: an empty OWNER RIGHTS ACE shows",
+                          st == OK and (A, owner_rights, 0) in aces, f"{st} {aces}")
+        st = self.set_sd_on("alice", "wm8/e", dacl_access, security.SECINFO_DACL,
+                            aces=[(A, run.SID_EVERYONE, run.FILE_ALL_ACCESS)])
+        self.expect_smb(row, "owner alice may not change wm8\\e's DACL over SMB", run.DENIED,
+                        st)
+        self.expect_local(row, "nor locally", "DENIED",
+                          self.l_setrichacl("alice", "wm8/e", "--modify",
+                                            f"everyone@:{run.R_FILE}::allow"))
         # a directory: OWNER RIGHTS OI|CI reads back as one ACE; a child shows its owner
         self.mkdir("wm8/d", f"owner@:{FULL_DIR}::allow", owner=1001)
         oici = security.SEC_ACE_FLAG_OBJECT_INHERIT | security.SEC_ACE_FLAG_CONTAINER_INHERIT
@@ -1164,11 +1204,15 @@ class Windows(verdict.Verdict):
         self.expect_state(row, "wm8\\d reads back OWNER RIGHTS OI|CI Full Control, one ACE",
                           st == OK and got[:1] == [(owner_rights, oici, run.FILE_ALL_ACCESS)],
                           f"{st} {got}")
+        self.expect_local(row, "owner alice changes wm8/d's acl locally (OWNER RIGHTS grants "
+                          "her write_acl)", "OK",
+                          self.l_setrichacl("alice", "wm8/d", "--modify",
+                                            f"user:1003:{run.R_FILE}::allow"))
         st = self.smb_create_file("bob", "wm8/d/f", b"bob's\n")
         self.expect_smb(row, "bob creates wm8\\d\\f", OK, st)
-        self.expect_state(row, "wm8/d/f has no marker (inherited owner@)",
-                          self.xattr("wm8/d/f", OWNER_RIGHTS_MARKER) == NO_XATTR,
-                          self.xattr("wm8/d/f", OWNER_RIGHTS_MARKER))
+        flags = self.aclentries("wm8/d/f")[0]
+        self.expect_state(row, "documented: wm8/d/f does not inherit the flag",
+                          "o" not in flags, f"flags {flags!r}")
         st, aces = self.get_dacl_sids("bob", "wm8/d/f")
         self.expect_state(row, "documented: wm8\\d\\f shows bob's SID for the inherited owner@",
                           st == OK and (A, bob, run.FILE_ALL_ACCESS) in aces, f"{st} {aces}")
@@ -1176,41 +1220,72 @@ class Windows(verdict.Verdict):
         # smbd maps errno after asking for a descriptor (file_ntimes() with
         # dos filetimes): NETWORK (unmapped: only smbd honours it) lets bob
         # open for WRITE_ATTRIBUTES, the kernel refuses the utimes (EPERM),
-        # and reading the descriptor (no OWNER RIGHTS marker: ENODATA) must
-        # not turn that into NT_STATUS_NOT_FOUND
+        # and the descriptor read must not turn that into another status
         self.mkfile("wm8/t", b"t\n", owner=1001,
                     acl=f"owner@:{run.FULL_FILE}::allow user:S-1-5-2:A{run.R_FILE}:u:allow")
         st, out = self.smbclient("bob", 'utimes "wm8\\t" -1 -1 2001:02:03-04:05:06 -1')
         self.expect_smb(row, "bob sets the times of wm8\\t (smbd grants write_attributes "
                         "through NETWORK, the kernel refuses)", run.DENIED, st)
 
-        # a set without OWNER RIGHTS removes the marker
+        # OWNER RIGHTS that grants WRITE_DAC: the owner may change the acl, in
+        # smbd and in the kernel; a DACL without OWNER RIGHTS drops the flag
         self.mkfile("wm8/n", b"n\n", owner=1001)
         st = self.set_sd_on("alice", "wm8/n", dacl_access, security.SECINFO_DACL,
                             aces=[(A, owner_rights, run.FILE_GENERIC_READ | run.WRITE_DAC |
                                    run.READ_CONTROL)])
         self.expect_smb(row, "alice sets OWNER RIGHTS read + WRITE_DAC on wm8\\n", OK, st)
-        self.expect_state(row, "wm8/n has the marker", self.xattr("wm8/n", OWNER_RIGHTS_MARKER)
-                          != NO_XATTR, self.xattr("wm8/n", OWNER_RIGHTS_MARKER))
+        self.expect_state(row, "wm8/n has the flag owner_rights",
+                          "o" in self.aclentries("wm8/n")[0], self.aclentries("wm8/n")[0])
         st = self.set_sd_on("alice", "wm8/n", dacl_access, security.SECINFO_DACL,
                             aces=[(A, alice, run.FILE_GENERIC_READ)])
         self.expect_smb(row, "alice (WRITE_DAC through OWNER RIGHTS) sets alice: read", OK, st)
-        self.expect_state(row, "the marker is gone", self.xattr("wm8/n", OWNER_RIGHTS_MARKER)
-                          == NO_XATTR, self.xattr("wm8/n", OWNER_RIGHTS_MARKER))
+        self.expect_state(row, "the flag is gone", "o" not in self.aclentries("wm8/n")[0],
+                          self.aclentries("wm8/n")[0])
+        self.expect_local(row, "and owner alice changes the acl locally again", "OK",
+                          self.l_setrichacl("alice", "wm8/n", "--modify",
+                                            f"user:1003:{run.R_FILE}::allow"))
+        self.mkfile("wm8/w", b"w\n", owner=1001)
+        st = self.set_sd_on("alice", "wm8/w", dacl_access, security.SECINFO_DACL,
+                            aces=[(A, owner_rights, run.FILE_ALL_ACCESS)])
+        self.expect_smb(row, "alice sets OWNER RIGHTS Full Control on wm8\\w", OK, st)
+        self.expect_local(row, "owner alice may chmod wm8/w, set-user-ID bit included "
+                          "(write_acl through owner@: the owner's chmod rules)", "OK",
+                          self.local("alice", lambda: os.chmod(self.p("wm8/w"), 0o4640)))
+        mode = os.lstat(self.p("wm8/w")).st_mode & 0o7777
+        self.expect_state(row, "the chmod set the mode", mode == 0o4640, f"{mode:o}")
+        # the masks of that chmod limit the owner's entries like anybody's:
+        # no mode bit grants write_acl, so the owner may not chmod again
+        self.expect_local(row, "after it the owner's write_acl is masked: a second chmod is "
+                          "refused", "DENIED",
+                          self.local("alice", lambda: os.chmod(self.p("wm8/w"), 0o644)))
+        # smbd retries a DOS-attribute chmod that the kernel refused as root
+        # ("dos filemode", [rapplydos]: richacl:chmod = apply, no stored DOS
+        # attributes); the module's model of the kernel must refuse the owner
+        # whose write_acl the flag withholds, as the kernel did
+        self.mkfile("wm8/r", b"r\n", owner=1001,
+                    acl=f"flags:o owner@:{run.R_FILE}wA::allow everyone@:{run.R_FILE}::allow")
+        before = self.state_of("wm8/r")
+        st, _ = self.client_on("rapplydos", "alice", "setmode wm8\\r +r")
+        self.expect_smb(row, "[rapplydos] owner alice sets read-only on wm8\\r (a chmod smbd "
+                        "retries as root)", run.DENIED, st)
+        self.expect_state(row, "wm8/r unchanged (mode and acl)", self.state_of("wm8/r") == before,
+                          f"{before} -> {self.state_of('wm8/r')}")
+        self.mkfile("wm8/r2", b"r\n", owner=1001,
+                    acl=f"flags:o owner@:{run.R_FILE}wAC::allow everyone@:{run.R_FILE}::allow")
+        st, _ = self.client_on("rapplydos", "alice", "setmode wm8\\r2 +r")
+        self.expect_smb(row, "[rapplydos] with write_acl through owner@ she may (control)", OK,
+                        st)
+        # a marker left by earlier versions is ignored
+        self.mkfile("wm8/old", b"old\n", owner=1001, acl=f"owner@:{run.R_FILE}::allow")
+        os.setxattr(self.p("wm8/old"), OLD_OWNER_RIGHTS_MARKER, b"\x01" + b"\0" * 15)
+        st, aces = self.get_dacl_sids("alice", "wm8/old")
+        self.expect_state(row, "an old OWNER RIGHTS marker is ignored: the owner's SID shows",
+                          st == OK and alice in [sid for _, sid, _ in aces] and
+                          owner_rights not in [sid for _, sid, _ in aces], f"{st} {aces}")
 
     def must_access(self, rel, mode):
         if not os.access(self.p(rel), mode, effective_ids=True):
             raise PermissionError(13, "access", self.p(rel))
-
-
-def owner_rights_digest(value):
-    """vfs_richacl's OWNER RIGHTS marker for an acl value (FNV-1a 64)."""
-    if not isinstance(value, bytes):
-        return None
-    h = 0xcbf29ce484222325
-    for b in value:
-        h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
-    return bytes([1, 0, 0, 0]) + len(value).to_bytes(4, "little") + h.to_bytes(8, "little")
 
 
 def plain_path_arg(ap):
