@@ -669,8 +669,9 @@ class Verdict(run.Suite):
             self.expect_smb(row, f"deny for {sid}", NONE_MAPPED, st)
         self.expect_state(row, "k2atk/n unchanged", self.state_of("k2atk/n") == before,
                           f"{before} -> {self.state_of('k2atk/n')}")
-        # OWNER RIGHTS: smbd applies its deny to the owner; it is kept (the
-        # documented exception), and it binds the owner over SMB
+        # OWNER RIGHTS: smbd applies its deny to the owner; it is kept (an
+        # owner@ deny, which the kernel applies to the owner too), and it
+        # binds the owner over SMB
         st = self.set_dacl_on("richacl", "alice", "k2atk/n",
                               [(D, "S-1-3-4", run.WRITE_DATA),
                                (A, self.sids["alice"], run.FILE_ALL_ACCESS)])
