@@ -1134,23 +1134,6 @@ static bool richacl_denies_both_unknown(const char *name,
 }
 
 /*
- * The DACL of psd as the richacl, and the encoding of the acl to store for
- * it (richacl_to_store()), that a file with the owner, group and type of
- * file gets (M7-M12).  Changes nothing.  A SID without a unix id in a deny
- * ACE (or in any ACE under "richacl:unmapped sids = refuse") is refused
- * with NT_STATUS_NONE_MAPPED, and a SID that cannot be resolved because
- * winbindd does not answer with NT_STATUS_NO_SUCH_DOMAIN.
- */
-/*
- * A create with a security descriptor whose DACL is neither protected nor
- * NULL: Windows merges the entries the new file inherits from its parent
- * into that DACL (MS-DTYP 2.5.3.4.2 ComputeACL with DACL_AUTO_INHERIT): the
- * creator's entries that are not marked inherited, then the inherited
- * ones, marked inherited; a defaulted DACL gives way to the inherited
- * entries (S-W-merge).  smbd applies the descriptor as sent, replacing what
- * the kernel inherited.  *acl is replaced by the merged acl.
- */
-/*
  * Whether acl has an owner@ entry that applies to the file and is not
  * inherited: in a creator's DACL merged with what the file inherits, only
  * OWNER RIGHTS can give one (CREATOR OWNER is inherit-only), and it is what
@@ -1170,6 +1153,15 @@ static bool richacl_has_explicit_owner_rights(const struct richacl *acl)
 	return false;
 }
 
+/*
+ * A create with a security descriptor whose DACL is neither protected nor
+ * NULL: Windows merges the entries the new file inherits from its parent
+ * into that DACL (MS-DTYP 2.5.3.4.2 ComputeACL with DACL_AUTO_INHERIT): the
+ * creator's entries that are not marked inherited, then the inherited
+ * ones, marked inherited; a defaulted DACL gives way to the inherited
+ * entries (S-W-merge).  smbd applies the descriptor as sent, replacing what
+ * the kernel inherited.  *acl is replaced by the merged acl.
+ */
 static NTSTATUS richacl_merge_create(TALLOC_CTX *mem_ctx,
 				     const char *name,
 				     const struct richacl *inherited,
@@ -1210,6 +1202,14 @@ static NTSTATUS richacl_merge_create(TALLOC_CTX *mem_ctx,
 	return NT_STATUS_OK;
 }
 
+/*
+ * The DACL of psd as the richacl, and the encoding of the acl to store for
+ * it (richacl_to_store()), that a file with the owner, group and type of
+ * file gets (M7-M12).  Changes nothing.  A SID without a unix id in a deny
+ * ACE (or in any ACE under "richacl:unmapped sids = refuse") is refused
+ * with NT_STATUS_NONE_MAPPED, and a SID that cannot be resolved because
+ * winbindd does not answer with NT_STATUS_NO_SUCH_DOMAIN.
+ */
 static NTSTATUS richacl_from_sd(TALLOC_CTX *mem_ctx,
 				struct richacl_config *config,
 				const char *name,
