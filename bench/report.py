@@ -148,6 +148,8 @@ class Report:
         self.md = []        # the markdown page
         self.missed = []    # (what, explanation lines)
         self.problems = []
+        # testenv/run-bench.sh --icount: guest times count instructions
+        self.icount = 'icount' in read_env(os.path.join(run, 'host-env.txt'))
 
     def out(self, line=''):
         self.text.append(line)
@@ -205,8 +207,10 @@ class Report:
                 trees.append(label)
         nrounds = len(next(iter(rounds.values())))
 
+        unit = 'insns' if self.icount else 'ns'
         self.out('(1) path walk: stat() and open()+close() at the end of a 10-deep path, '
-                 f'ns per operation, median of {nrounds} rounds')
+                 f'{"guest instructions" if self.icount else "ns"} per operation, '
+                 f'median of {nrounds} rounds')
         self.mdl('## 1. Path lookup and permission checks in the kernel')
         self.mdl()
         self.mdl('`stat()` and `open()`+`close()` of 8 files at the end of `d1/d2/.../d10/` '
@@ -220,9 +224,13 @@ class Report:
                  'for another user comes before `everyone@`, so that the kernel scans the '
                  'whole acl for him (the worst case). '
                  f'Median of {nrounds} rounds; in each round every tree is timed for at '
-                 'least the loop time, the trees taking turns.')
+                 'least the loop time, the trees taking turns.' +
+                 (' The guest clock counts instructions (QEMU -icount shift=0): '
+                  'a figure is the number of guest instructions per operation, '
+                  'user and kernel, and a ratio compares the work done, not the '
+                  'time a real processor would take.' if self.icount else ''))
         self.mdl()
-        self.mdl('| tree | file system | acl on every directory and file | stat ns/op | open ns/op |')
+        self.mdl(f'| tree | file system | acl on every directory and file | stat {unit}/op | open {unit}/op |')
         self.mdl('|---|---|---|---:|---:|')
         what = {'mode': ('plain ext4', 'none (mode bits)'),
                 'modeg': ('plain ext4', 'none (mode bits 0750/0640, group staff)'),
@@ -234,7 +242,7 @@ class Report:
                 'rich50': ('richacl ext4', 'richacl, 50 entries'),
                 'rich5g': ('richacl ext4', 'richacl, 5 entries, bob in group:staff'),
                 'rich5d': ('richacl ext4', 'richacl, 5 entries, a deny before everyone@')}
-        self.out(f'  {"tree":<10} {"stat ns":>10} {"open ns":>10}')
+        self.out(f'  {"tree":<10} {"stat " + unit:>10} {"open " + unit:>10}')
         for t in trees:
             s = median(rounds.get(('stat', t), []))
             o = median(rounds.get(('open', t), []))
@@ -277,7 +285,8 @@ class Report:
 
     def walk_missed(self, label, op, rich, base, ratio, target, verdict):
         expl = [f'{label}, {op}(): {ratio:.2f} (target {target:.2f}): {verdict}.',
-                f'cpu-clock samples of the {op} loop (perf in the guest); '
+                f'cpu-clock samples of the {op} loop (perf in the guest'
+                f'{"; with instruction counting a sample falls every so many instructions" if self.icount else ""}); '
                 f'{rich}: {self.profile_samples(f"walk-{rich}-{op}.run")} samples, '
                 f'{base}: {self.profile_samples(f"walk-{base}-{op}.run")} samples.',
                 '', f'{rich}:', '```']
@@ -637,6 +646,9 @@ class Report:
                  f'guest kernel image: {host.get("kernel", "?")}',
                  f'Samba {host.get("samba", "?")}, module {host.get("module", "?")}',
                  f'gcc {host.get("gcc", "?")}, {host.get("valgrind", "?")}']
+        if self.icount:
+            lines.append(f'guest clock: QEMU instruction counting (-icount shift={host["icount"]}): '
+                         'guest figures count instructions, not time')
         if host.get('quick') == '1':
             lines.append('QUICK RUN: short loops, the figures mean little')
         return lines

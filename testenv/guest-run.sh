@@ -31,6 +31,11 @@
 #   --mem MB             guest memory (default 1024)
 #   --smp N              guest CPUs (default 2)
 #   --accel auto|kvm|tcg use KVM if a probe boot works (auto, default), or force
+#   --icount SHIFT       TCG with instruction counting: the guest clock advances
+#                        2^SHIFT ns per guest instruction (QEMU -icount
+#                        shift=SHIFT,sleep=off), so that guest timings count
+#                        instructions, free of the host's load; implies
+#                        --accel tcg and one guest CPU
 #   --env NAME=VALUE     environment variable for the command; repeatable
 #   --quiet              do not print the boot summary line on stderr
 #
@@ -50,6 +55,7 @@ timeout=600
 mem=1024
 smp=2
 accel=auto
+icount=""
 envs=()
 quiet=0
 
@@ -73,6 +79,7 @@ while [ $# -gt 0 ]; do
 	--mem) mem=${2:?}; shift 2 ;;
 	--smp) smp=${2:?}; shift 2 ;;
 	--accel) accel=${2:?}; shift 2 ;;
+	--icount) icount=${2:?}; shift 2 ;;
 	--env) envs+=("${2:?}"); shift 2 ;;
 	--quiet) quiet=1; shift ;;
 	-h|--help) usage ;;
@@ -94,6 +101,12 @@ for e in "${envs[@]}"; do
 done
 [[ $timeout =~ ^[0-9]+$ ]] || fail "--timeout wants seconds, got '$timeout'"
 case "$accel" in auto|kvm|tcg) ;; *) fail "--accel wants auto, kvm or tcg" ;; esac
+if [ -n "$icount" ]; then
+	[[ $icount =~ ^[0-9]$ ]] || fail "--icount wants a shift of 0 to 9, got '$icount'"
+	[ "$accel" = kvm ] && fail "--icount needs TCG, not KVM"
+	accel=tcg
+	smp=1
+fi
 command -v qemu-system-x86_64 >/dev/null || fail "qemu-system-x86_64 is not installed"
 
 keep_results=1
@@ -155,6 +168,9 @@ auto) if kvm_usable; then accel=kvm; else accel=tcg; fi ;;
 esac
 if [ "$accel" = kvm ]; then
 	accel_args=(-accel kvm)
+elif [ -n "$icount" ]; then
+	# instruction counting needs the single-threaded TCG
+	accel_args=(-accel tcg,thread=single -icount "shift=$icount,sleep=off")
 else
 	accel_args=(-accel tcg,thread=multi)
 fi
@@ -233,7 +249,7 @@ summary() {
 	[ -f "$ctl/host-start" ] && [ -f "$ctl/host-end" ] &&
 		run=$(printf '%.1f' "$(echo "$(cat "$ctl/host-end") - $(cat "$ctl/host-start")" | bc)")
 	printf 'guest-run: accel %s, boot to command %ss, command %ss, wall %.1fs, %s\n' \
-		"$accel" "$boot" "$run" "$wall" "$1" >&2
+		"$accel${icount:+ icount shift $icount}" "$boot" "$run" "$wall" "$1" >&2
 }
 
 if [ -f "$ctl/timed-out" ] || [ ! -f "$ctl/status" ]; then
