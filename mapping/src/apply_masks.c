@@ -24,9 +24,15 @@
  *  - stages 2 and 5 visit a snapshot of the group-class identifiers instead
  *    of walking the entries by index (a split of an earlier entry made the
  *    walk skip one).
- * The known imprecision of section 4.10 remains: a process that is in the
- * group class only through named entries that apply_masks removes ends up
- * in the other class.
+ * A third one closes the imprecision of section 4.10: a process that is in
+ * the group class only through named entries that stage 1 or stage 3
+ * removes (a deny that an earlier everyone@ entry settled, an allow that
+ * the group mask cuts to nothing) ended up in the other class, and got what
+ * the other mask gives instead of what the group mask gives (E4: refused
+ * read by the masked acl, granted it by the result).  The named identifiers
+ * of the acl as it came in (the group class as the kernel sees it; the
+ * owner's own uid is in the owner class) stay in the group class: stages 2
+ * and 5 also treat those of them that no longer have an entry.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -184,7 +190,13 @@ static void free_identifiers(struct identifiers *ids)
 	ids->count = 0;
 }
 
-static int collect_group_class(const struct richacl *acl, struct identifiers *ids)
+/*
+ * A snapshot of the identifiers of the effective entries from position last
+ * down to the first that keep() accepts (owner: the file owner's uid).
+ */
+static int collect_identifiers(const struct richacl *acl, int last,
+			       bool (*keep)(const struct richace *ace, uint32_t owner),
+			       uint32_t owner, struct identifiers *ids)
 {
 	const struct richace *ace;
 	int n;
@@ -193,10 +205,9 @@ static int collect_group_class(const struct richacl *acl, struct identifiers *id
 	ids->who = calloc(acl->a_count ? acl->a_count : 1, sizeof(*ids->who));
 	if (!ids->who)
 		return -ENOMEM;
-	for (n = last_index(acl) - 1; n >= 0; n--) {
+	for (n = last; n >= 0; n--) {
 		ace = &acl->a_entries[n];
-		if (richace_is_inherit_only(ace) || richace_is_owner(ace) ||
-		    richace_is_group(ace) || richace_is_unmapped(ace))
+		if (richace_is_inherit_only(ace) || !keep(ace, owner))
 			continue;
 		if (copy_identifier(&ids->who[ids->count], ace)) {
 			free_identifiers(ids);
@@ -205,6 +216,48 @@ static int collect_group_class(const struct richacl *acl, struct identifiers *id
 		ids->count++;
 	}
 	return 0;
+}
+
+static bool is_group_class_who(const struct richace *ace, uint32_t owner)
+{
+	return !richace_is_owner(ace) && !richace_is_group(ace) && !richace_is_unmapped(ace);
+}
+
+/* the identifiers of stages 2 and 5, before the trailing entry */
+static int collect_group_class(const struct richacl *acl, struct identifiers *ids)
+{
+	return collect_identifiers(acl, last_index(acl) - 1, is_group_class_who, 0, ids);
+}
+
+static bool is_named_who_but_owner(const struct richace *ace, uint32_t owner)
+{
+	if (richace_is_unix_user(ace))
+		return ace->e_id != owner;
+	return richace_is_unix_group(ace);
+}
+
+/*
+ * The identifiers of the effective user and group entries of the acl as it
+ * comes in, the last entry first, except unmapped ones (which match nobody)
+ * and user entries for the owner (whom the kernel puts in the owner class
+ * whatever entry matches): every process they match is in the group class.
+ */
+static int collect_named(const struct richacl *acl, uint32_t owner,
+			 struct identifiers *ids)
+{
+	return collect_identifiers(acl, last_index(acl), is_named_who_but_owner, owner, ids);
+}
+
+/* Does who still have an effective entry? */
+static bool has_effective_entry(const struct richacl *acl, const struct richace *who)
+{
+	const struct richace *ace;
+
+	richacl_for_each_entry(ace, acl) {
+		if (!richace_is_inherit_only(ace) && richace_is_same_identifier(ace, who))
+			return true;
+	}
+	return false;
 }
 
 /* ---- stage 1: at most one effective everyone@ entry, last, an allow ---- */
@@ -291,7 +344,7 @@ static int propagate_for(struct richacl *acl, const struct richace *who,
 			      RICHACE_ACCESS_ALLOWED_ACE_TYPE, allow);
 }
 
-static int propagate_everyone(struct richacl *acl)
+static int propagate_everyone(struct richacl *acl, const struct identifiers *named)
 {
 	const struct richace owner = {
 		.e_flags = RICHACE_SPECIAL_WHO, .e_id = RICHACE_OWNER_SPECIAL_ID,
@@ -322,6 +375,11 @@ static int propagate_everyone(struct richacl *acl)
 		for (i = 0; !ret && i < ids.count; i++)
 			ret = propagate_for(acl, &ids.who[i], group_allow);
 		free_identifiers(&ids);
+		/* those whose entries stage 1 dropped */
+		for (i = 0; !ret && i < named->count; i++) {
+			if (!has_effective_entry(acl, &named->who[i]))
+				ret = propagate_for(acl, &named->who[i], group_allow);
+		}
 	}
 	return ret;
 }
@@ -400,7 +458,8 @@ static int isolate_who(struct richacl *acl, const struct richace *who, uint32_t 
 			      RICHACE_ACCESS_DENIED_ACE_TYPE, deny);
 }
 
-static int isolate_group_class(struct richacl *acl, uint32_t added)
+static int isolate_group_class(struct richacl *acl, uint32_t added,
+			       const struct identifiers *named)
 {
 	const struct richace group = {
 		.e_flags = RICHACE_SPECIAL_WHO, .e_id = RICHACE_GROUP_SPECIAL_ID,
@@ -422,6 +481,11 @@ static int isolate_group_class(struct richacl *acl, uint32_t added)
 	for (i = 0; !ret && i < ids.count; i++)
 		ret = isolate_who(acl, &ids.who[i], deny);
 	free_identifiers(&ids);
+	/* those whose entries stage 1 or 3 removed */
+	for (i = 0; !ret && i < named->count; i++) {
+		if (!has_effective_entry(acl, &named->who[i]))
+			ret = isolate_who(acl, &named->who[i], deny);
+	}
 	return ret;
 }
 
@@ -494,18 +558,22 @@ static int isolate_owner_class(struct richacl *acl)
 
 static int apply_masks_in_place(struct richacl *acl, uint32_t owner)
 {
+	struct identifiers named = { 0 };
 	uint32_t added;
 	int ret;
 
-	ret = move_everyone_aces_down(acl);
+	ret = collect_named(acl, owner, &named);
 	if (!ret)
-		ret = propagate_everyone(acl);
+		ret = move_everyone_aces_down(acl);
+	if (!ret)
+		ret = propagate_everyone(acl, &named);
 	if (!ret)
 		ret = mask_entries(acl, owner);
 	if (!ret)
 		ret = set_other_permissions(acl, &added);
 	if (!ret)
-		ret = isolate_group_class(acl, added);
+		ret = isolate_group_class(acl, added, &named);
+	free_identifiers(&named);
 	if (!ret)
 		ret = set_owner_permissions(acl);
 	if (!ret)

@@ -297,12 +297,13 @@ void algo_all_creds(struct algo_cred_set *set)
 		{ ALGO_GROUP, 0, { 0 } },		/* owning group as primary */
 		{ 300, 1, { 7 } },			/* a named group */
 		{ 300, 2, { 8, ALGO_GROUP } },		/* owning + named, supplementary */
+		{ 300, 2, { 7, 8 } },			/* two named groups */
 	};
 	unsigned int u, m;
 
 	memset(set, 0, sizeof(*set));
 	for (u = 0; u < 4; u++) {
-		for (m = 0; m < 4; m++) {
+		for (m = 0; m < 5; m++) {
 			unsigned int i = set->count++;
 
 			memcpy(set->groups[i], memberships[m].groups, sizeof(set->groups[i]));

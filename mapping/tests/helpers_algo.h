@@ -81,8 +81,8 @@ void algo_random_unmapped(struct algo_rng *rng, struct richace *ace);
 /* the processes tried against every random acl */
 struct algo_cred_set {
 	unsigned int count;
-	struct richacl_cred creds[16];
-	uint32_t groups[16][3];
+	struct richacl_cred creds[20];
+	uint32_t groups[20][3];
 };
 
 void algo_all_creds(struct algo_cred_set *set);

@@ -739,6 +739,11 @@ class Nfs(run.Suite):
             ("k7", False, "flags:mw owner:rw::mask group:r::mask other:r::mask "
              "user:1002:rwx::allow everyone@:r::allow", None),
             ("k8", False, "user:S-1-5-21-9-9-9-1000:rwp:u:allow everyone@:rw::allow", 0o644),
+            # bob is in the group class only through entries that the masks
+            # cut away (k9) or that everyone@ settled first (k10)
+            ("k9", False, "user:1002:rw::allow owner@:rwp::allow", 0o604),
+            ("k10", False, "flags:m owner:rwp::mask group:rw::mask other:r::mask "
+             "everyone@:rw::allow user:1002:w::deny", None),
         ]
         self.fresh()
         for rel, isdir, acl, mode in cases:
@@ -781,6 +786,24 @@ class Nfs(run.Suite):
             after = {u: self.op("local", u, "read", "k2") for u in ("bob", "carol")}
             self.r.check(row, "k2: it grants bob and carol what they had", after == before_access,
                          f"before {before_access}, after {after}")
+        # a user whom the kernel keeps in the group class stays there in the
+        # acl shown: what it is refused (k9) or granted (k10) stays so when
+        # the acl shown is set back
+        for rel, op, want in (("k9", "read", "DENIED"), ("k10", "write", OK)):
+            self.expect(row, f"{rel}: bob's {op} under the masked acl", want,
+                        self.op("local", "bob", op, rel))
+            raw, err = self.nfs_view(rel)
+            if raw is None:
+                self.r.fail(row, f"{rel}: the acl shown over NFS", err)
+                continue
+            try:
+                os.setxattr(self.n(rel), NFS4_XATTR, encode_nfs4(raw))
+                got = OK
+            except OSError as e:
+                got = errno.errorcode.get(e.errno, str(e.errno))
+            self.expect(row, f"{rel}: the acl shown over NFS is set back", OK, got)
+            self.expect(row, f"{rel}: bob's {op} under the acl shown, set back", want,
+                        self.op("local", "bob", op, rel))
 
     def n_state(self):
         """Stateids and compounds the kernel's client never sends

@@ -80,6 +80,10 @@ code under test printed.
              then reads back as OWNER RIGHTS.  The flag alone shows an
              OWNER RIGHTS ACE that grants nothing; it is not inherited; a
              DACL without OWNER RIGHTS drops it.
+  S-W-mask   a user whom a chmod leaves without entries (E4 of
+             algorithms.md 4.11: user:bob:rw, chmod 604) stays in the group
+             class: the DACL shown denies him the read that Everyone gets
+             and the kernel refuses him, also after it is set back.
 
 Output: "ok ID desc" / "FAIL ID desc: details" lines and "N passed, N failed".
 
@@ -117,7 +121,7 @@ NO_XATTR = f"<{os.strerror(errno.ENODATA)}>"   # run.Suite.xattr() of a missing 
 
 class Windows(verdict.Verdict):
     ROWS = ["S-W-fa", "S-W-plain", "S-W-apply", "S-W-owner", "S-W-creator", "S-W-rmdir",
-            "S-W-exec", "S-W-lock", "S-W-merge", "S-W-null", "S-W-m8"]
+            "S-W-exec", "S-W-lock", "S-W-merge", "S-W-null", "S-W-m8", "S-W-mask"]
 
     def __init__(self, args):
         super().__init__(args)
@@ -1286,6 +1290,33 @@ class Windows(verdict.Verdict):
     def must_access(self, rel, mode):
         if not os.access(self.p(rel), mode, effective_ids=True):
             raise PermissionError(13, "access", self.p(rel))
+
+    def s_w_mask(self):
+        """S-W-mask: a user whom the masks leave without entries stays in the
+        group class, in the DACL shown as in the kernel (algorithms.md 4.10)."""
+        row = "S-W-mask"
+        D = security.SEC_ACE_TYPE_ACCESS_DENIED
+        bob = self.sids["bob"]
+        self.mkdir("wmask", f"everyone@:{run.RX_DIR}::allow")
+        # E4 of algorithms.md 4.11: chmod 604 cuts bob's entry to nothing,
+        # and the kernel still counts him in the group class (mask empty)
+        self.mkfile("wmask/f", b"alice's\n", acl="user:bob:rw::allow owner@:rwp::allow",
+                    owner=1001)
+        os.chmod(self.p("wmask/f"), 0o604)
+        self.expect_local(row, "bob reads wmask/f (kernel)", "DENIED",
+                          self.l_read("bob", "wmask/f"))
+        st, aces = self.get_dacl_sids("alice", "wmask/f")
+        self.expect_state(row, "the DACL shown denies bob read (not Everyone's read for him)",
+                          st == OK and any(t == D and sid == bob and m & run.READ_DATA
+                                           for t, sid, m in aces), f"{st} {aces}")
+        st, _ = self.smb_read("bob", "wmask/f")
+        self.expect_smb(row, "bob reads wmask\\f over SMB", run.DENIED, st)
+        st, sd = self.smb_get_sd("alice", "wmask/f")
+        st = self.put_sd_on("richacl", "alice", "wmask/f", sd) if st == OK else st
+        self.expect_smb(row, "alice sets the DACL shown back on wmask\\f", OK, st)
+        self.expect_local(row, "bob still does not read wmask/f (kernel)", "DENIED",
+                          self.l_read("bob", "wmask/f"))
+
 
 
 def plain_path_arg(ap):
