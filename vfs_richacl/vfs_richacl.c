@@ -1009,7 +1009,7 @@ static NTSTATUS richacl_fget_nt_acl(struct vfs_handle_struct *handle,
 	 * A read that succeeds leaves errno as it was: smbd looks at errno
 	 * after asking for a descriptor (file_ntimes() maps the errno of a
 	 * failed utimes after can_write_to_fsp()), and the reads of the
-	 * markers and of system.richacl here fail with ENODATA, which
+	 * NULL DACL marker and of system.richacl here fail with ENODATA, which
 	 * would turn an EPERM into NT_STATUS_NOT_FOUND.
 	 */
 	if (NT_STATUS_IS_OK(status)) {
