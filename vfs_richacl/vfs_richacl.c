@@ -151,6 +151,13 @@ struct richacl_fsp_ext {
 	bool created;
 	dev_t dev;
 	ino_t ino;
+	/*
+	 * The new file inherited OWNER RIGHTS: the flag is set when the
+	 * creator's handle closes, if the acl is still the one stored at the
+	 * create (hash of its value), see richacl_close().
+	 */
+	bool owner_rights_pending;
+	uint64_t created_acl_hash;
 };
 
 #define RICHACL_PERM_BITS (S_IRWXU | S_IRWXG | S_IRWXO)
@@ -1137,8 +1144,9 @@ static bool richacl_denies_both_unknown(const char *name,
  * Whether acl has an owner@ entry that applies to the file and is not
  * inherited: in a creator's DACL merged with what the file inherits, only
  * OWNER RIGHTS can give one (CREATOR OWNER is inherit-only), and it is what
- * RICHACL_OWNER_RIGHTS stands for.  Inherited owner@ entries do not carry
- * the flag (docs/mapping.md, M8).
+ * RICHACL_OWNER_RIGHTS stands for.  Inherited owner@ entries carry the flag
+ * only when the parent's OWNER RIGHTS entry is what they inherit
+ * (richacl_inherits_owner_rights(), docs/mapping.md, M8).
  */
 static bool richacl_has_explicit_owner_rights(const struct richacl *acl)
 {
@@ -1185,8 +1193,12 @@ static NTSTATUS richacl_merge_create(TALLOC_CTX *mem_ctx,
 	}
 	merged->a_flags &= ~(RICHACL_DEFAULTED | RICHACL_OWNER_RIGHTS);
 	merged->a_flags |= RICHACL_AUTO_INHERIT;
-	/* the OWNER RIGHTS ACEs of a defaulted or inherited part are gone */
-	if (richacl_has_explicit_owner_rights(merged)) {
+	/*
+	 * The OWNER RIGHTS ACEs of a defaulted part, and those the creator
+	 * marked inherited, are gone; the parent's inherited ones come back.
+	 */
+	if (richacl_has_explicit_owner_rights(merged) ||
+	    (inherited->a_flags & RICHACL_OWNER_RIGHTS)) {
 		merged->a_flags |= RICHACL_OWNER_RIGHTS;
 	}
 	if (richacl_valid(merged, &err) != 0) {
@@ -1474,6 +1486,7 @@ static NTSTATUS richacl_create_inherited(TALLOC_CTX *mem_ctx,
 	char *parent_fd_path = NULL;
 	struct stat st;
 	int pfd, ret, saved_errno;
+	bool is_dir;
 
 	*_inherited = NULL;
 	if (config->create_sd == NULL || psd != config->create_sd) {
@@ -1539,12 +1552,16 @@ static NTSTATUS richacl_create_inherited(TALLOC_CTX *mem_ctx,
 			err.msg);
 		return NT_STATUS_OK;
 	}
-	acl = richacl_inherit(dir_acl, S_ISDIR(fsp->fsp_name->st.st_ex_mode));
+	is_dir = S_ISDIR(fsp->fsp_name->st.st_ex_mode);
+	acl = richacl_inherit(dir_acl, is_dir);
 	if (acl == NULL) {
 		return errno == ENOMEM ? NT_STATUS_NO_MEMORY : NT_STATUS_OK;
 	}
 	if (!richacl_talloc_own(mem_ctx, acl)) {
 		return NT_STATUS_NO_MEMORY;
+	}
+	if (richacl_inherits_owner_rights(dir_acl, is_dir)) {
+		acl->a_flags |= RICHACL_OWNER_RIGHTS;
 	}
 	*_inherited = acl;
 	return NT_STATUS_OK;
@@ -1787,6 +1804,18 @@ static char *richacl_parent_path(TALLOC_CTX *mem_ctx, int dirfd,
 	return talloc_asprintf(mem_ctx, "/proc/self/fd/%d", dirfd);
 }
 
+/* FNV-1a of an xattr value: whether an acl is still the one stored */
+static uint64_t richacl_blob_hash(const uint8_t *data, size_t length)
+{
+	uint64_t hash = 0xcbf29ce484222325ULL;
+	size_t i;
+
+	for (i = 0; i < length; i++) {
+		hash = (hash ^ data[i]) * 0x100000001b3ULL;
+	}
+	return hash;
+}
+
 /*
  * Give the new file (fd: a descriptor of it, or -1 and path) the entries
  * it inherits from the directory at parent_path, with maximum masks.
@@ -1805,7 +1834,8 @@ static char *richacl_parent_path(TALLOC_CTX *mem_ctx, int dirfd,
 static bool richacl_inherit_in_full(const char *parent_path,
 				    int fd, const char *path,
 				    bool is_dir, bool keep_setgid,
-				    const char *name)
+				    const char *name,
+				    struct richacl_fsp_ext *ext)
 {
 	TALLOC_CTX *frame = talloc_stackframe();
 	struct richacl_error err = { .code = 0 };
@@ -1868,6 +1898,19 @@ static bool richacl_inherit_in_full(const char *parent_path,
 	}
 	DBG_DEBUG("%s: stored the inherited entries with maximum masks\n",
 		  name);
+	/*
+	 * An inherited OWNER RIGHTS entry takes the owner's implicit right to
+	 * change the acl away, as on Windows.  Not yet: the creator's handle
+	 * still sets the descriptor of the create, and the creator's
+	 * delete-on-close and reopen use the owner's right, as Windows gives
+	 * the creating handle what it asked for.  richacl_close() sets the
+	 * flag.
+	 */
+	if (ext != NULL && richacl_inherits_owner_rights(dir_acl, is_dir)) {
+		ext->owner_rights_pending = true;
+		ext->created_acl_hash = richacl_blob_hash(blob.data,
+							  blob.length);
+	}
 	TALLOC_FREE(frame);
 	return true;
 }
@@ -1945,6 +1988,19 @@ static bool richacl_lock(vfs_handle_struct *handle, files_struct *fsp,
 
 /* ---- the creator's handle ---- */
 
+/* The module's data on fsp, added if fsp has none yet; NULL without memory. */
+static struct richacl_fsp_ext *richacl_ext_of(struct vfs_handle_struct *handle,
+					      struct files_struct *fsp)
+{
+	struct richacl_fsp_ext *ext = VFS_FETCH_FSP_EXTENSION(handle, fsp);
+
+	if (ext == NULL) {
+		ext = VFS_ADD_FSP_EXTENSION(handle, fsp,
+					    struct richacl_fsp_ext, NULL);
+	}
+	return ext;
+}
+
 /*
  * Windows gives the handle that creates a file or directory the access its
  * create asked for, whatever the new object's ACL grants (MS-FSA 2.1.5.1:
@@ -1977,11 +2033,7 @@ static void richacl_note_creator(struct vfs_handle_struct *handle,
 	if (st->st_uid != uid || uid == 0) {
 		return;
 	}
-	ext = VFS_FETCH_FSP_EXTENSION(handle, fsp);
-	if (ext == NULL) {
-		ext = VFS_ADD_FSP_EXTENSION(handle, fsp,
-					    struct richacl_fsp_ext, NULL);
-	}
+	ext = richacl_ext_of(handle, fsp);
 	if (ext == NULL) {
 		return;
 	}
@@ -2621,7 +2673,8 @@ static void richacl_fix_new_dir(struct vfs_handle_struct *handle,
 		richacl_inherit_in_full(parent, -1, path, true,
 					(st.st_mode & S_ISGID) != 0 &&
 					st.st_uid == uid,
-					smb_fname->base_name);
+					smb_fname->base_name,
+					richacl_ext_of(handle, fsp));
 	}
 	TALLOC_FREE(frame);
 }
@@ -2693,22 +2746,15 @@ static int richacl_openat(struct vfs_handle_struct *handle,
 	frame = talloc_stackframe();
 	parent = richacl_parent_path(frame, fsp_get_pathref_fd(dirfsp),
 				     smb_fname->base_name);
+	ext = richacl_ext_of(handle, fsp);
 	inherited = parent != NULL &&
 		    richacl_inherit_in_full(parent, fd, NULL, false, false,
-					    smb_fname->base_name);
+					    smb_fname->base_name, ext);
 	TALLOC_FREE(frame);
 
-	if (inherited) {
-		ext = VFS_FETCH_FSP_EXTENSION(handle, fsp);
-		if (ext == NULL) {
-			ext = VFS_ADD_FSP_EXTENSION(handle, fsp,
-						    struct richacl_fsp_ext,
-						    NULL);
-		}
-		if (ext != NULL) {
-			ext->chmod_marker = true;
-			ext->create_mode = how->mode & 07777;
-		}
+	if (inherited && ext != NULL) {
+		ext->chmod_marker = true;
+		ext->create_mode = how->mode & 07777;
 	}
 	return fd;
 }
@@ -3513,9 +3559,95 @@ static NTSTATUS richacl_create_file(struct vfs_handle_struct *handle,
 	return status;
 }
 
+/*
+ * A file created over SMB that inherited OWNER RIGHTS
+ * (richacl_inherit_in_full()) gets the acl flag owner_rights when its
+ * creator's handle closes: from then on the kernel, like smbd, leaves its
+ * owner only what the entries grant.  Only if the acl is still the one
+ * stored at the create: a descriptor set since (on this handle or another)
+ * decided the flag itself.  The value written is the stored acl plus the
+ * flag, computed here; the owner may write it (the flag is not set yet),
+ * root may too.  Like every read-modify-write of an xattr (setrichacl
+ * --modify, smbcacls -a), a change that lands between the read and the
+ * write here is lost.
+ */
+static void richacl_set_inherited_owner_rights(
+	struct vfs_handle_struct *handle,
+	struct files_struct *fsp,
+	const struct richacl_fsp_ext *ext)
+{
+	TALLOC_CTX *frame = talloc_stackframe();
+	struct richacl_error err = { .code = 0 };
+	struct richacl *acl = NULL;
+	DATA_BLOB blob = data_blob_null;
+	bool keep_setgid;
+	int ret, saved_errno;
+
+	if (richacl_read_blob(handle, fsp, frame, &blob) == -1) {
+		DBG_DEBUG("%s: no acl to give the flag owner_rights: %s\n",
+			  fsp_str_dbg(fsp), strerror(errno));
+		goto out;
+	}
+	if (richacl_blob_hash(blob.data, blob.length) !=
+	    ext->created_acl_hash) {
+		DBG_DEBUG("%s: the acl changed since the create; the flag "
+			  "owner_rights is not inherited\n", fsp_str_dbg(fsp));
+		goto out;
+	}
+	if (richacl_from_xattr(blob.data, blob.length, &acl, &err) != 0 ||
+	    !richacl_talloc_own(frame, acl)) {
+		goto out;
+	}
+	acl->a_flags |= RICHACL_OWNER_RIGHTS;
+	if (!NT_STATUS_IS_OK(richacl_encode(frame, fsp_str_dbg(fsp), acl,
+					    &blob))) {
+		goto out;
+	}
+	/*
+	 * As in richacl_inherit_in_full(): setting an acl clears the
+	 * set-group-ID bit that a directory got from its parent unless the
+	 * owner is in its group; root keeps it.
+	 */
+	keep_setgid = NT_STATUS_IS_OK(vfs_stat_fsp(fsp)) &&
+		      (fsp->fsp_name->st.st_ex_mode & S_ISGID) != 0 &&
+		      fsp->fsp_name->st.st_ex_uid ==
+		      get_current_uid(handle->conn);
+	if (keep_setgid) {
+		become_root();
+	}
+	ret = SMB_VFS_NEXT_FSETXATTR(handle, fsp, RICHACL_XATTR, blob.data,
+				     blob.length, 0);
+	saved_errno = errno;
+	if (keep_setgid) {
+		unbecome_root();
+	}
+	if (ret == -1) {
+		DBG_WARNING("%s: could not set the inherited flag "
+			    "owner_rights: %s\n", fsp_str_dbg(fsp),
+			    strerror(saved_errno));
+		goto out;
+	}
+	DBG_DEBUG("%s: inherited the flag owner_rights\n", fsp_str_dbg(fsp));
+out:
+	TALLOC_FREE(frame);
+}
+
+static int richacl_close(struct vfs_handle_struct *handle,
+			 struct files_struct *fsp)
+{
+	struct richacl_fsp_ext *ext = VFS_FETCH_FSP_EXTENSION(handle, fsp);
+
+	if (ext != NULL && ext->owner_rights_pending) {
+		ext->owner_rights_pending = false;
+		richacl_set_inherited_owner_rights(handle, fsp, ext);
+	}
+	return SMB_VFS_NEXT_CLOSE(handle, fsp);
+}
+
 static struct vfs_fn_pointers vfs_richacl_fns = {
 	.connect_fn = richacl_connect,
 	.openat_fn = richacl_openat,
+	.close_fn = richacl_close,
 	.lock_fn = richacl_lock,
 	.create_file_fn = richacl_create_file,
 	.mkdirat_fn = richacl_mkdirat,

@@ -228,6 +228,14 @@ int richacl_apply_masks(struct richacl **acl, uint32_t owner);
 /* entries a new object inherits; NULL with *acl_out untouched if nothing is inheritable */
 struct richacl *richacl_inherit(const struct richacl *dir_acl, bool isdir);
 /*
+ * Does a new file or directory inherit an OWNER RIGHTS entry from dir_acl:
+ * an owner@ entry that applied to a directory with RICHACL_OWNER_RIGHTS
+ * and applies to the child?  The kernel does not give the child the flag
+ * (a create's masks would leave its owner no write_acl); Samba does for
+ * what it creates (docs/mapping.md, M8).
+ */
+bool richacl_inherits_owner_rights(const struct richacl *dir_acl, bool isdir);
+/*
  * Create-time inheritance as the kernel does it: *mode is the create mode
  * (type + permission bits).  On return *mode is the new mode and *acl_out the
  * acl to store (NULL if none).  umask applies only if nothing is inherited.

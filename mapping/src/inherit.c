@@ -93,6 +93,23 @@ struct richacl *richacl_inherit(const struct richacl *dir_acl, bool isdir)
 	return acl;
 }
 
+bool richacl_inherits_owner_rights(const struct richacl *dir_acl, bool isdir)
+{
+	const struct richace *ace;
+
+	if (!dir_acl || !(dir_acl->a_flags & RICHACL_OWNER_RIGHTS))
+		return false;
+	richacl_for_each_entry(ace, dir_acl) {
+		/* an inherit-only owner@ entry is CREATOR OWNER's */
+		if (!richace_is_owner(ace) || richace_is_inherit_only(ace) ||
+		    !inherited_by(ace, isdir))
+			continue;
+		if (!(child_flags(ace->e_flags, isdir) & RICHACE_INHERIT_ONLY_ACE))
+			return true;
+	}
+	return false;
+}
+
 /*
  * The create mode limits every class's mask of an inherited acl to what its
  * permission bits stand for (v28, richacl_inherit_inode()): a program that

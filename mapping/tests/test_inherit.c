@@ -182,6 +182,46 @@ static void test_5_1_nothing_inheritable(void **state)
 	richacl_free(parent);
 }
 
+/*
+ * M8: which children inherit an OWNER RIGHTS entry (the owner@ entries that
+ * apply to a directory with the flag owner_rights), as Windows decides
+ * which of them get an effective inherited OWNER RIGHTS ACE.
+ */
+static void test_M8_inherits_owner_rights(void **state)
+{
+	static const struct {
+		const char *acl;
+		bool file, dir;
+	} cases[] = {
+		{ "flags:o owner@:rwp:fd:allow", true, true },
+		/* passed on to files only: inherit-only in a subdirectory */
+		{ "flags:o owner@:rwp:f:allow", true, false },
+		{ "flags:o owner@:rwp:d:allow", false, true },
+		/* not propagated further, but effective in a subdirectory */
+		{ "flags:o owner@:rwp:fdn:allow", true, true },
+		/* inherit-only: CREATOR OWNER's, not OWNER RIGHTS */
+		{ "flags:o owner@:rwp:fdi:allow", false, false },
+		/* OWNER RIGHTS that is not inheritable */
+		{ "flags:o owner@:rwp::allow everyone@:r:fd:allow", false, false },
+		/* no flag: the owner's SID and CREATOR OWNER */
+		{ "owner@:rwp:fd:allow", false, false },
+		{ "flags:o owner@:w:fd:deny everyone@:r::allow", true, true },
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct richacl *parent = algo_acl(cases[i].acl);
+
+		if (richacl_inherits_owner_rights(parent, false) != cases[i].file ||
+		    richacl_inherits_owner_rights(parent, true) != cases[i].dir)
+			fail_msg("%s: file %d dir %d", cases[i].acl,
+				 richacl_inherits_owner_rights(parent, false),
+				 richacl_inherits_owner_rights(parent, true));
+		richacl_free(parent);
+	}
+	assert_false(richacl_inherits_owner_rights(NULL, false));
+}
+
 /* M9: an unmapped identifier is inherited like any other, string and all */
 static void test_M9_inherit_unmapped(void **state)
 {
@@ -614,6 +654,7 @@ int main(void)
 		cmocka_unit_test(test_5_1_examples),
 		cmocka_unit_test(test_5_1_examples_auto_inherit),
 		cmocka_unit_test(test_5_1_nothing_inheritable),
+		cmocka_unit_test(test_M8_inherits_owner_rights),
 		cmocka_unit_test(test_M9_inherit_unmapped),
 		cmocka_unit_test(test_5_3_auto_inherit),
 		cmocka_unit_test(test_K_SEC_4_create_mode_0600_is_private),

@@ -78,8 +78,9 @@ code under test printed.
              which the kernel, like smbd, lets the owner change the acl or
              the mode only as the entries allow, also after a chown; owner@
              then reads back as OWNER RIGHTS.  The flag alone shows an
-             OWNER RIGHTS ACE that grants nothing; it is not inherited; a
-             DACL without OWNER RIGHTS drops it.
+             OWNER RIGHTS ACE that grants nothing; what smbd creates under
+             an inheritable OWNER RIGHTS ACE inherits it (a local create
+             does not); a DACL without OWNER RIGHTS drops it.
   S-W-mask   a user whom a chmod leaves without entries (E4 of
              algorithms.md 4.11: user:bob:rw, chmod 604) stays in the group
              class: the DACL shown denies him the read that Everyone gets
@@ -1215,11 +1216,70 @@ class Windows(verdict.Verdict):
         st = self.smb_create_file("bob", "wm8/d/f", b"bob's\n")
         self.expect_smb(row, "bob creates wm8\\d\\f", OK, st)
         flags = self.aclentries("wm8/d/f")[0]
-        self.expect_state(row, "documented: wm8/d/f does not inherit the flag",
-                          "o" not in flags, f"flags {flags!r}")
-        st, aces = self.get_dacl_sids("bob", "wm8/d/f")
-        self.expect_state(row, "documented: wm8\\d\\f shows bob's SID for the inherited owner@",
-                          st == OK and (A, bob, run.FILE_ALL_ACCESS) in aces, f"{st} {aces}")
+        self.expect_state(row, "wm8/d/f inherits the flag (an inherited OWNER RIGHTS ACE)",
+                          "o" in flags, f"flags {flags!r}")
+        st, sd = self.smb_get_sd("bob", "wm8/d/f")
+        got = [(str(a.trustee), a.flags, a.access_mask) for a in sd.dacl.aces] if sd else []
+        self.expect_state(row, "wm8\\d\\f shows OWNER RIGHTS Full Control",
+                          st == OK and any(t == owner_rights and m == run.FILE_ALL_ACCESS
+                                           for t, _, m in got), f"{st} {got}")
+        self.expect_local(row, "owner bob changes wm8/d/f's acl locally (the inherited "
+                          "OWNER RIGHTS grants write_acl)", "OK",
+                          self.l_setrichacl("bob", "wm8/d/f", "--modify",
+                                            f"user:1003:{run.R_FILE}::allow"))
+        # OWNER RIGHTS read only, inheritable: the owner of a file created
+        # over SMB may not change its DACL, as on Windows
+        self.mkdir("wm8/ri", f"owner@:{FULL_DIR}::allow", owner=1001)
+        st = self.set_sd_on("alice", "wm8/ri", dacl_access, security.SECINFO_DACL,
+                            aces=[(A, alice, run.FILE_ALL_ACCESS, oici),
+                                  (A, owner_rights, run.FILE_GENERIC_READ, oici),
+                                  (A, run.SID_EVERYONE, run.FILE_GENERIC_READ |
+                                   run.FILE_GENERIC_WRITE | security.SEC_DIR_TRAVERSE, oici)])
+        self.expect_smb(row, "alice sets alice Full Control, OWNER RIGHTS read OI|CI on wm8\\ri",
+                        OK, st)
+        st = self.smb_create_file("bob", "wm8/ri/f", b"bob's\n")
+        self.expect_smb(row, "bob creates wm8\\ri\\f", OK, st)
+        self.expect_state(row, "wm8/ri/f inherits the flag", "o" in self.aclentries("wm8/ri/f")[0],
+                          self.acltext("wm8/ri/f"))
+        st = self.set_sd_on("bob", "wm8/ri/f", dacl_access, security.SECINFO_DACL,
+                            aces=[(A, bob, run.FILE_ALL_ACCESS)])
+        self.expect_smb(row, "owner bob may not change wm8\\ri\\f's DACL (the inherited "
+                        "OWNER RIGHTS takes WRITE_DAC away)", run.DENIED, st)
+        self.expect_local(row, "nor locally (kernel)", "DENIED",
+                          self.l_setrichacl("bob", "wm8/ri/f", "--modify",
+                                            f"user:1002:{run.R_FILE}::allow"))
+        try:
+            conn, tid = self.raw_conn("bob")
+            st = self.raw_create_sd(conn, tid, "wm8/ri/g", security.descriptor.from_sddl(
+                f"D:(A;;0x120089;;;{bob})", security.dom_sid(bob.rsplit("-", 1)[0])))
+        except Exception as e:          # noqa: BLE001 - reported as a failure
+            st = self.raw_status(e)
+        self.expect_smb(row, "bob creates wm8\\ri\\g with an unprotected DACL (bob read)", OK, st)
+        self.expect_state(row, "wm8/ri/g: the merged acl keeps the inherited OWNER RIGHTS and "
+                          "the flag", "o" in self.aclentries("wm8/ri/g")[0],
+                          self.acltext("wm8/ri/g"))
+        # a directory made in a set-group-ID parent whose group the creator
+        # is not in: giving it the flag keeps the bit (the kernel would
+        # clear it for a set by alice, as for any acl she sets)
+        rs_acl = (f"flags:o owner@:{FULL_DIR}:fd:allow "
+                  f"everyone@:{run.RX_DIR}wpd:fd:allow")
+        self.mkdir("wm8/rs", rs_acl, owner=1002)
+        os.chown(self.p("wm8/rs"), 1002, run.STAFF)
+        os.chmod(self.p("wm8/rs"), 0o2777)
+        self.setacl("wm8/rs", rs_acl)
+        self.expect_smb(row, "alice makes wm8\\rs\\d (set-group-ID parent, group staff)", OK,
+                        self.smb_mkdir("alice", "wm8/rs/d"))
+        d = os.lstat(self.p("wm8/rs/d"))
+        self.expect_state(row, "wm8/rs/d inherits the flag and keeps the set-group-ID bit",
+                          "o" in self.aclentries("wm8/rs/d")[0] and bool(d.st_mode & 0o2000)
+                          and d.st_gid == run.STAFF,
+                          f"mode {oct(d.st_mode)} gid {d.st_gid}: {self.acltext('wm8/rs/d')}")
+        # documented: the kernel gives no flag to what is created locally
+        self.expect_local(row, "bob creates wm8/ri/l locally", "OK",
+                          self.local("bob", lambda: os.close(os.open(
+                              self.p("wm8/ri/l"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))))
+        self.expect_state(row, "documented: wm8/ri/l (a local create) has no flag",
+                          "o" not in self.aclentries("wm8/ri/l")[0], self.acltext("wm8/ri/l"))
 
         # smbd maps errno after asking for a descriptor (file_ntimes() with
         # dos filetimes): NETWORK (unmapped: only smbd honours it) lets bob
