@@ -3632,12 +3632,32 @@ out:
 	TALLOC_FREE(frame);
 }
 
+/*
+ * Whether this close is smbd's reopen of a handle (reopen_from_procfd():
+ * the O_PATH descriptor of a pathref handle is closed after the handle got
+ * a real one, with is_pathref already cleared), not the close of the
+ * handle: a directory opened with FILE_LIST_DIRECTORY or FILE_ADD_FILE is
+ * reopened so right after its create.
+ */
+static bool richacl_closing_for_reopen(struct files_struct *fsp)
+{
+	int fd = fsp_get_pathref_fd(fsp);
+	int flags;
+
+	if (fd == -1 || fsp->fsp_flags.is_pathref) {
+		return false;
+	}
+	flags = fcntl(fd, F_GETFL);
+	return flags != -1 && (flags & O_PATH) != 0;
+}
+
 static int richacl_close(struct vfs_handle_struct *handle,
 			 struct files_struct *fsp)
 {
 	struct richacl_fsp_ext *ext = VFS_FETCH_FSP_EXTENSION(handle, fsp);
 
-	if (ext != NULL && ext->owner_rights_pending) {
+	if (ext != NULL && ext->owner_rights_pending &&
+	    !richacl_closing_for_reopen(fsp)) {
 		ext->owner_rights_pending = false;
 		richacl_set_inherited_owner_rights(handle, fsp, ext);
 	}

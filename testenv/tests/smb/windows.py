@@ -1274,6 +1274,23 @@ class Windows(verdict.Verdict):
                           "o" in self.aclentries("wm8/rs/d")[0] and bool(d.st_mode & 0o2000)
                           and d.st_gid == run.STAFF,
                           f"mode {oct(d.st_mode)} gid {d.st_gid}: {self.acltext('wm8/rs/d')}")
+        # a directory created as Explorer does, with FILE_LIST_DIRECTORY
+        # and FILE_ADD_FILE: smbd reopens it right after the create
+        c = self.conn_on("bob", "richacl")
+        st, fnum = self.smb(c.create, self.w("wm8/ri/dl"),
+                            DesiredAccess=run.SYNCHRONIZE | run.READ_ATTRIBUTES |
+                            security.SEC_DIR_LIST | security.SEC_DIR_ADD_FILE,
+                            ShareAccess=run.SHARE_ALL, CreateDisposition=run.FILE_CREATE,
+                            CreateOptions=run.FILE_DIRECTORY_FILE)
+        self.expect_smb(row, "bob creates directory wm8\\ri\\dl with LIST_DIRECTORY and "
+                        "ADD_FILE", OK, st)
+        if st == OK:
+            self.smb(c.close, fnum)
+        self.expect_state(row, "wm8/ri/dl inherits the flag",
+                          "o" in self.aclentries("wm8/ri/dl")[0],
+                          self.acltext("wm8/ri/dl"))
+        self.expect_local(row, "owner bob may not chmod wm8/ri/dl (kernel)", "DENIED",
+                          self.local("bob", lambda: os.chmod(self.p("wm8/ri/dl"), 0o777)))
         # documented: the kernel gives no flag to what is created locally
         self.expect_local(row, "bob creates wm8/ri/l locally", "OK",
                           self.local("bob", lambda: os.close(os.open(
