@@ -51,6 +51,7 @@ cat > "$conf" <<EOF
 	printing = bsd
 	printcap name = /dev/null
 	disable spoolss = yes
+	honor change notify privilege = yes
 
 [rich]
 	path = $S/share

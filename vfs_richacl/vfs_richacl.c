@@ -919,6 +919,54 @@ static void richacl_mark_null_dacl(struct vfs_handle_struct *handle,
 
 /* ---- fget_nt_acl ---- */
 
+/*
+ * smbd decides with the caller's NT token against the descriptor that
+ * richacl_fget_nt_acl() returns: opens, can_write_to_fsp() (DOS
+ * attributes, times, "dos filemode"), change notify, delete checks.  An
+ * unmapped allow entry (its SID had no unix id when it was stored) matches
+ * nobody in the kernel; if the caller's token holds its SID, smbd would
+ * grant through it what the kernel refuses the caller (S-K2).  So the
+ * caller's view leaves out the effective part of such entries: an entry
+ * that is also inheritable (on a directory) stays as an inherit-only one,
+ * which grants nothing here; any other is dropped.  What the kernel
+ * enforces is unchanged, since those entries match nobody there.  A
+ * caller without the SID sees them as stored.
+ */
+static void richacl_hide_unmatchable(struct vfs_handle_struct *handle,
+				     const struct files_struct *fsp,
+				     struct richacl *acl, bool isdir)
+{
+	const struct security_token *token = get_current_nttok(handle->conn);
+	const struct auth_session_info *si = handle->conn->session_info;
+	struct dom_sid sid;
+	unsigned int i;
+
+	if (token == NULL && si != NULL) {
+		token = si->security_token;
+	}
+	if (token == NULL) {
+		return;
+	}
+	for (i = acl->a_count; i-- > 0;) {
+		struct richace *ace = &acl->a_entries[i];
+
+		if (!richace_is_unmapped(ace) || !richace_is_allow(ace) ||
+		    richace_is_inherit_only(ace) ||
+		    !string_to_sid(&sid, ace->e_who) ||
+		    !security_token_has_sid(token, &sid)) {
+			continue;
+		}
+		DBG_INFO("%s: the caller's token holds %s, whose allow entry "
+			 "the kernel cannot match: left out of the caller's "
+			 "view\n", fsp_str_dbg(fsp), ace->e_who);
+		if (isdir && richace_is_inheritable(ace)) {
+			ace->e_flags |= RICHACE_INHERIT_ONLY_ACE;
+		} else {
+			richacl_delete_entry(acl, i);
+		}
+	}
+}
+
 static NTSTATUS richacl_fget_nt_acl(struct vfs_handle_struct *handle,
 				    struct files_struct *fsp,
 				    uint32_t security_info,
@@ -963,7 +1011,10 @@ static NTSTATUS richacl_fget_nt_acl(struct vfs_handle_struct *handle,
 		    richacl_is_null_dacl(acl, S_ISDIR(st->st_ex_mode)) &&
 		    richacl_null_dacl_marker(handle, fsp) == 1;
 
-	if (acl == NULL) {
+	if (acl != NULL) {
+		richacl_hide_unmatchable(handle, fsp, acl,
+					 S_ISDIR(st->st_ex_mode));
+	} else {
 		/*
 		 * Only a mode (M1): show its classes as Windows' generic
 		 * rights, as the kernel grants them (richacl_implicit.h).
@@ -1387,7 +1438,8 @@ static void richacl_undo_chown(struct vfs_handle_struct *handle,
  * write_acl in the kernel.  What stays root-acting is what Samba's
  * privileges grant, as in try_chown(): SeRestorePrivilege any owner and
  * group, SeTakeOwnershipPrivilege the owner to oneself (the group then
- * changes as the new owner).  *privileged tells whether root did it.
+ * changes as the new owner).  *privileged tells whether root did it under
+ * SeRestorePrivilege, which may then store the acl as root as well.
  */
 static NTSTATUS richacl_chown(struct vfs_handle_struct *handle,
 			      struct files_struct *fsp,
@@ -1432,7 +1484,13 @@ static NTSTATUS richacl_chown(struct vfs_handle_struct *handle,
 	if (ret == -1) {
 		return map_nt_error_from_unix(saved_errno);
 	}
-	*privileged = true;
+	/*
+	 * Only SeRestorePrivilege lets root store the acl too: after a take
+	 * of ownership the user owns the file, and the kernel's verdict for
+	 * the owner (owner_rights may withhold write_acl) is the one to
+	 * keep.
+	 */
+	*privileged = restore;
 	if (restore || gid == (gid_t)-1) {
 		return NT_STATUS_OK;
 	}
@@ -2887,6 +2945,50 @@ out:
 	return ok;
 }
 
+/*
+ * Some of smbd's root-acting calls are made with the user's own
+ * credentials instead: chmod and chown (whose set-user-ID and
+ * set-group-ID rules, and owner_rights, the kernel applies to the caller:
+ * root keeps bits that the user's call clears or is refused) and the read
+ * of the DOS attributes (which the kernel lets only readers of the file
+ * see).  The kernel then decides as it decides for a local process of the
+ * same uid and groups; the module does not model those rules.
+ * richacl_become_user() pushes the user's security context on smbd's
+ * stack (above the root context of become_root()), richacl_unbecome_user()
+ * pops it; every caller logs why at level 5.
+ */
+static bool richacl_become_user(const struct vfs_handle_struct *handle,
+				const struct files_struct *fsp,
+				const struct security_unix_token *ut,
+				const char *why)
+{
+	const struct auth_session_info *si = handle->conn->session_info;
+
+	if (!push_sec_ctx()) {
+		/*
+		 * A failed push leaves the stack in an unknown state, and
+		 * the caller's unbecome_root() might then leave smbd root
+		 * for the rest of the request: stop, as become_root() does.
+		 */
+		DBG_ERR("%s: cannot push a security context to %s as uid "
+			"%u\n", fsp_str_dbg(fsp), why, (unsigned int)ut->uid);
+		smb_panic("vfs_richacl: push_sec_ctx() failed");
+	}
+	set_sec_ctx(ut->uid, ut->gid, ut->ngroups, ut->groups,
+		    si != NULL ? si->security_token : NULL);
+	DBG_DEBUG("%s: smbd would %s as root: done as uid %u instead\n",
+		  fsp_str_dbg(fsp), why, (unsigned int)ut->uid);
+	return true;
+}
+
+static void richacl_unbecome_user(void)
+{
+	int saved_errno = errno;
+
+	pop_sec_ctx();
+	errno = saved_errno;
+}
+
 static bool richacl_unix_token_has_gid(const struct security_unix_token *ut,
 				       gid_t gid)
 {
@@ -2917,6 +3019,107 @@ static bool richacl_root_call_ok(struct vfs_handle_struct *handle,
 		   "refuses that user: refused\n", fsp_str_dbg(fsp), what,
 		   (unsigned int)ut->uid);
 	return false;
+}
+
+/*
+ * fget_ea_dos_attribute() reads user.DOSATTRIB again as root when the
+ * user may not read it, so that a directory listing shows every entry's
+ * DOS attributes and create time (on Windows, listing a directory lets
+ * one read its entries' attributes).  The kernel lets only those who may
+ * read a file's user xattrs read them; a local process of the same user
+ * gets EACCES.  So the read is repeated as the user, and a refusal stays
+ * a refusal: smbd then shows the attributes it derives from the mode.
+ */
+static ssize_t richacl_fgetxattr(struct vfs_handle_struct *handle,
+				 struct files_struct *fsp,
+				 const char *name,
+				 void *value,
+				 size_t size)
+{
+	const struct security_unix_token *ut = NULL;
+	ssize_t ret;
+
+	if (strequal(name, SAMBA_XATTR_DOS_ATTRIB)) {
+		ut = richacl_root_acting_for(handle);
+	}
+	if (ut == NULL) {
+		return SMB_VFS_NEXT_FGETXATTR(handle, fsp, name, value, size);
+	}
+	if (!richacl_become_user(handle, fsp, ut, "read the DOS attributes")) {
+		return -1;
+	}
+	ret = SMB_VFS_NEXT_FGETXATTR(handle, fsp, name, value, size);
+	richacl_unbecome_user();
+	if (ret == -1 && (errno == EACCES || errno == EPERM)) {
+		DBG_INFO("%s: uid %u may not read the DOS attributes: shown "
+			 "from the mode\n", fsp_str_dbg(fsp),
+			 (unsigned int)ut->uid);
+	}
+	return ret;
+}
+
+/*
+ * A user whom richacl_fgetxattr() refused the DOS attributes of a file
+ * sees those that smbd derives from the mode and name, as with "store
+ * dos attributes = no" (fdos_mode() falls back to them on
+ * NT_STATUS_NOT_IMPLEMENTED only), instead of none.
+ */
+static NTSTATUS richacl_fget_dos_attributes(struct vfs_handle_struct *handle,
+					    struct files_struct *fsp,
+					    uint32_t *dosmode)
+{
+	NTSTATUS status;
+
+	status = SMB_VFS_NEXT_FGET_DOS_ATTRIBUTES(handle, fsp, dosmode);
+	if (NT_STATUS_EQUAL(status, NT_STATUS_ACCESS_DENIED)) {
+		return NT_STATUS_NOT_IMPLEMENTED;
+	}
+	return status;
+}
+
+/*
+ * The asynchronous DOS attribute read ("smbd async dosmode = yes") reads
+ * user.DOSATTRIB again as root in a worker thread when the user may not,
+ * past richacl_fgetxattr().  Answering NT_STATUS_NOT_IMPLEMENTED makes
+ * smbd read them synchronously (fdos_mode()), where the read as root is
+ * made as the user.
+ */
+struct richacl_get_dos_attributes_state {
+	uint32_t dosmode;
+};
+
+static struct tevent_req *richacl_get_dos_attributes_send(
+	TALLOC_CTX *mem_ctx,
+	struct tevent_context *ev,
+	struct vfs_handle_struct *handle,
+	files_struct *dir_fsp,
+	struct smb_filename *smb_fname)
+{
+	struct richacl_get_dos_attributes_state *state = NULL;
+	struct tevent_req *req = NULL;
+
+	req = tevent_req_create(mem_ctx, &state,
+				struct richacl_get_dos_attributes_state);
+	if (req == NULL) {
+		return NULL;
+	}
+	tevent_req_error(req, ENOSYS);
+	return tevent_req_post(req, ev);
+}
+
+static NTSTATUS richacl_get_dos_attributes_recv(struct tevent_req *req,
+						struct vfs_aio_state *aio_state,
+						uint32_t *dosmode)
+{
+	enum tevent_req_state state;
+	uint64_t err;
+
+	if (tevent_req_is_error(req, &state, &err)) {
+		tevent_req_received(req);
+		return NT_STATUS_NOT_IMPLEMENTED;
+	}
+	tevent_req_received(req);
+	return NT_STATUS_OK;
 }
 
 static int richacl_fsetxattr(struct vfs_handle_struct *handle,
@@ -3001,8 +3204,10 @@ static int richacl_fntimes(struct vfs_handle_struct *handle,
 /*
  * fchown as root for a user: what the kernel lets the user do (owner to
  * oneself with write_owner, group to one of the user's groups as owner or
- * with write_owner), and the "inherit owner" chown of a file the user owns
- * to the owner of its directory, which the administrator asked for.
+ * with write_owner), done as the user, so that the kernel's rules for the
+ * set-id bits apply; and, as root, the "inherit owner" chown of a file the
+ * user owns to the owner of its directory, which the administrator asked
+ * for.
  */
 static int richacl_fchown(struct vfs_handle_struct *handle,
 			  struct files_struct *fsp,
@@ -3011,6 +3216,7 @@ static int richacl_fchown(struct vfs_handle_struct *handle,
 {
 	const struct security_unix_token *ut = richacl_root_acting_for(handle);
 	SMB_STRUCT_STAT st;
+	int ret;
 
 	if (ut == NULL) {
 		return SMB_VFS_NEXT_FCHOWN(handle, fsp, uid, gid);
@@ -3030,7 +3236,12 @@ static int richacl_fchown(struct vfs_handle_struct *handle,
 		errno = EPERM;
 		return -1;
 	}
-	return SMB_VFS_NEXT_FCHOWN(handle, fsp, uid, gid);
+	if (!richacl_become_user(handle, fsp, ut, "change the owner")) {
+		return -1;
+	}
+	ret = SMB_VFS_NEXT_FCHOWN(handle, fsp, uid, gid);
+	richacl_unbecome_user();
+	return ret;
 }
 
 /* ---- fchmod ---- */
@@ -3043,14 +3254,13 @@ static int richacl_fchown(struct vfs_handle_struct *handle,
  * richacl are left alone, and a change of the setuid, setgid or sticky bit
  * is refused with EPERM and a log line (see below).
  */
-static int richacl_fchmod(struct vfs_handle_struct *handle,
-			  struct files_struct *fsp,
-			  mode_t mode)
+static int richacl_fchmod_mode(struct vfs_handle_struct *handle,
+			       struct files_struct *fsp,
+			       mode_t mode)
 {
 	TALLOC_CTX *frame = NULL;
 	struct richacl_config *config = NULL;
 	struct richacl_fsp_ext *ext = NULL;
-	const struct security_unix_token *ut = NULL;
 	DATA_BLOB blob = data_blob_null;
 	SMB_STRUCT_STAT st;
 	mode_t special;
@@ -3059,15 +3269,6 @@ static int richacl_fchmod(struct vfs_handle_struct *handle,
 
 	SMB_VFS_HANDLE_GET_DATA(handle, config, struct richacl_config,
 				return -1);
-
-	/* "dos filemode": smbd chmods as root on its own verdict. */
-	ut = richacl_root_acting_for(handle);
-	if (ut != NULL &&
-	    !richacl_root_call_ok(handle, fsp, ut, RICHACE_WRITE_ACL,
-				  "change the mode")) {
-		errno = EACCES;
-		return -1;
-	}
 
 	posix = (fsp->posix_flags & FSP_POSIX_FLAGS_OPEN) ||
 		(fsp->fsp_name->flags & SMB_FILENAME_POSIX_PATH);
@@ -3151,6 +3352,37 @@ static int richacl_fchmod(struct vfs_handle_struct *handle,
 		    (unsigned int)special);
 	errno = EPERM;
 	return -1;
+}
+
+/*
+ * "dos filemode": file_set_dosmode() retries a chmod that the kernel
+ * refused the user as root, once smbd's own check grants write access.
+ * The module asks its model whether the user holds write_acl (and logs a
+ * refusal), then makes the chmod as the user: the kernel's rules for the
+ * set-user-ID and set-group-ID bits (which a non-owner's chmod may not set
+ * or keep), and owner_rights, decide as for a local chmod of that user.
+ */
+static int richacl_fchmod(struct vfs_handle_struct *handle,
+			  struct files_struct *fsp,
+			  mode_t mode)
+{
+	const struct security_unix_token *ut = richacl_root_acting_for(handle);
+	int ret;
+
+	if (ut == NULL) {
+		return richacl_fchmod_mode(handle, fsp, mode);
+	}
+	if (!richacl_root_call_ok(handle, fsp, ut, RICHACE_WRITE_ACL,
+				  "change the mode")) {
+		errno = EACCES;
+		return -1;
+	}
+	if (!richacl_become_user(handle, fsp, ut, "change the mode")) {
+		return -1;
+	}
+	ret = richacl_fchmod_mode(handle, fsp, mode);
+	richacl_unbecome_user();
+	return ret;
 }
 
 /* ---- POSIX ACL entry points: not on a richacl filesystem ---- */
@@ -3270,6 +3502,45 @@ static bool richacl_check_stacking(int snum, const char *service)
 }
 
 /*
+ * Change notify reports the names of files created, renamed and deleted
+ * anywhere below a watched directory.  smbd checks that the watcher may
+ * list the directory of each name (and traverse the path to it) only with
+ * "honor change notify privilege = yes"; without it, a user who may list
+ * the share's root learns every name in directories that the kernel
+ * refuses to let him list (an inotify watch there fails).  So the module
+ * refuses such a share.  A token holding SeChangeNotifyPrivilege ("bypass
+ * traverse checking") still sees every name, as on Windows; the kernel
+ * knows no such right, so that is logged.
+ */
+static bool richacl_check_notify(struct vfs_handle_struct *handle,
+				 int snum, const char *service)
+{
+	const struct auth_session_info *si = handle->conn->session_info;
+
+	if (!lp_change_notify()) {
+		return true;
+	}
+	if (!lp_honor_change_notify_privilege(snum)) {
+		DBG_ERR("[%s]: change notify = yes and honor change notify "
+			"privilege = no: smbd would report the names of "
+			"files in directories that the user may not list; "
+			"set honor change notify privilege = yes (or change "
+			"notify = no): refusing the connection\n", service);
+		return false;
+	}
+	if (si != NULL && si->security_token != NULL &&
+	    security_token_has_privilege(si->security_token,
+					 SEC_PRIV_CHANGE_NOTIFY)) {
+		DBG_WARNING("[%s]: uid %u holds SeChangeNotifyPrivilege: "
+			    "change notify shows it names in directories "
+			    "that the kernel does not let it list\n", service,
+			    (unsigned int)(si->unix_token != NULL ?
+					   si->unix_token->uid : (uid_t)-1));
+	}
+	return true;
+}
+
+/*
  * Log each SID of the connecting user's token that has no gid.  smbd's
  * own access check honours ACEs for such a SID; the kernel cannot, since
  * smbd's process does not hold a gid for it (create_local_token() turns
@@ -3372,7 +3643,8 @@ static int richacl_connect(struct vfs_handle_struct *handle,
 		errno = EINVAL;
 		return -1;
 	}
-	if (!richacl_check_stacking(snum, service)) {
+	if (!richacl_check_stacking(snum, service) ||
+	    !richacl_check_notify(handle, snum, service)) {
 		TALLOC_FREE(config);
 		errno = EINVAL;
 		return -1;
@@ -3675,7 +3947,11 @@ static struct vfs_fn_pointers vfs_richacl_fns = {
 	.fchmod_fn = richacl_fchmod,
 	.fchown_fn = richacl_fchown,
 	.fntimes_fn = richacl_fntimes,
+	.fgetxattr_fn = richacl_fgetxattr,
 	.fsetxattr_fn = richacl_fsetxattr,
+	.fget_dos_attributes_fn = richacl_fget_dos_attributes,
+	.get_dos_attributes_send_fn = richacl_get_dos_attributes_send,
+	.get_dos_attributes_recv_fn = richacl_get_dos_attributes_recv,
 	.fset_dos_attributes_fn = richacl_fset_dos_attributes,
 	.fget_nt_acl_fn = richacl_fget_nt_acl,
 	.fset_nt_acl_fn = richacl_fset_nt_acl,

@@ -30,7 +30,11 @@
 #                      with acl_xattr), [rrequire] (richacl:require = yes on the
 #                      plain ext4) and [rbadparm] (a bad richacl: value), whose
 #                      tree connects vfs_richacl must refuse; [richaclsgid] =
-#                      [richacl] with "force directory mode = 2000"; [rinhown] and
+#                      [richacl] with "force directory mode = 2000"; [rnotifyall]
+#                      ("honor change notify privilege = no", refused) and [rsetid]
+#                      (chmod = apply, dos filemode, no stored DOS attributes,
+#                      create mask = 0777: DOS attributes become a chmod as root);
+#                      [rasyncdos] ("smbd async dosmode = yes"); [rinhown] and
 #                      [rfruit] (inherit acls + inherit owner, and vfs_fruit
 #                      stacked above richacl) for the NULL DACL rows of windows.py;
 #                      [rapplydos] = [rapply] with "dos filemode = yes" (smbd
@@ -104,6 +108,9 @@ cat <<EOF
 	log file = $state/log.%m
 	max log size = 0
 	log level = 1
+	# vfs_richacl refuses shares without it: change notify then reports
+	# only names the watching user may list (vfs_richacl(8))
+	honor change notify privilege = yes
 
 $([ "$winbind" = 1 ] && printf '\tidmap config * : backend = tdb\n\tidmap config * : range = 100000-199999\n')
 	load printers = no
@@ -165,6 +172,21 @@ cat <<EOF
 [rbadparm]
 	copy = richacl
 	richacl:fix create masks = maybe
+
+[rnotifyall]
+	copy = richacl
+	honor change notify privilege = no
+
+[rasyncdos]
+	copy = richacl
+	smbd async dosmode = yes
+
+[rsetid]
+	copy = richacl
+	richacl:chmod = apply
+	store dos attributes = no
+	dos filemode = yes
+	create mask = 0777
 
 [richaclsgid]
 	copy = richacl

@@ -60,6 +60,32 @@ what the kernel refuses the same uid and groups.  The cases:
               would rewrite the file masks); without an acl the bit is set;
               under a setgid parent (of a group alice is not in) a new
               directory keeps the kernel's setgid bit and group.
+  S-K2-view   an allow entry that the kernel cannot match (unmapped) but
+              whose SID the caller's token holds (NETWORK) is left out of
+              the caller's view, which smbd decides with: it is absent from
+              the DACL alice and bob read, grants bob nothing over SMB (read,
+              write, MAXIMUM_ALLOWED), and an inheritable one on a directory
+              shows as inherit-only; an unmapped entry for a SID in no token
+              shows as stored; the file's acl on disk is unchanged.
+  S-K2-setid  a chmod that smbd makes as root for a user ("dos filemode"
+              on [rsetid], where DOS attributes become a chmod under
+              "create mask = 0777") keeps the kernel's set-id rules: bob,
+              who holds write_acl on root's set-user-ID program and write
+              access through NETWORK, cannot make it 04777 over SMB, as he
+              cannot locally; clearing the bit is his right.
+  S-K2-notify change notify names only what the watcher may list: alice's
+              recursive watch on a directory does not report the names bob
+              creates and renames in his private directory (she cannot list
+              it locally), and does report a name in a directory she may
+              list; [rnotifyall] (honor change notify privilege = no) is
+              refused (S-K2-connect).
+  S-K2-dosread DOS attributes stored in user.DOSATTRIB, which smbd reads
+              again as root for a directory listing, are shown only to users
+              the kernel lets read them: alice lists bob's owner-only file
+              without its READONLY, HIDDEN and SYSTEM attributes (her local
+              getxattr fails); bob sees them; a file alice may read shows
+              them to her; the same with "smbd async dosmode = yes"
+              ([rasyncdos]).
   S-K2-both   an id that idmap gives as uid and gid at once (ID_TYPE_BOTH,
               as idmap_rid and autorid do; simulated by idmap cache entries,
               which smbd asks before winbindd): a user SID becomes a user
@@ -115,7 +141,8 @@ BUILTIN_USERS = "S-1-5-32-545"
 class Verdict(run.Suite):
     ROWS = ["S-K2-root", "S-K2-deny", "S-K2-policy", "S-K2-au", "S-K2-msnfs",
             "S-K2-nosid", "S-K2-connect", "S-K2-log", "S-K2-size", "S-K2-attack",
-            "S-K2-real", "S-K2-chmod", "S-K2-both", "S-K2-outage"]
+            "S-K2-real", "S-K2-chmod", "S-K2-view", "S-K2-setid", "S-K2-notify", "S-K2-dosread",
+            "S-K2-both", "S-K2-outage"]
 
     def __init__(self, args):
         super().__init__(args)
@@ -502,7 +529,8 @@ class Verdict(run.Suite):
         row = "S-K2-connect"
         cases = [("rstack", "vfs objects has both richacl and acl_xattr"),
                  ("rrequire", "richacl:require = yes, and the filesystem"),
-                 ("rbadparm", 'invalid value "maybe" for richacl:fix create masks')]
+                 ("rbadparm", 'invalid value "maybe" for richacl:fix create masks'),
+                 ("rnotifyall", "honor change notify privilege = no")]
         for share, needle in cases:
             st, out = self.client_on(share, "alice", "ls")
             self.r.check(row, f"tree connect to [{share}] refused", st != OK,
@@ -575,9 +603,12 @@ class Verdict(run.Suite):
         self.expect_state(row, "k2atk/o unchanged", self.state_of("k2atk/o") == before,
                           f"{before} -> {self.state_of('k2atk/o')}")
         # (3) DOS attributes: the kernel's rule for the xattr that holds them
-        # is write_data; Windows' is write_attributes.  Either grants, over
-        # SMB as locally; an smbd-only grant of write_attributes adds nothing.
-        cases = [("w", f"user:bob:w{R_FILE}::allow user:{NETWORK}:A:u:allow", OK, "OK"),
+        # is write_data; Windows' is write_attributes, which smbd asks of the
+        # handle.  An smbd-only grant of write_attributes (NETWORK) is not in
+        # bob's view (S-K2-view), so write_data alone does not let him open
+        # for FILE_WRITE_ATTRIBUTES: smbd refuses, the kernel would let him
+        # write the xattr (smbd grants less, never more).
+        cases = [("w", f"user:bob:w{R_FILE}::allow user:{NETWORK}:A:u:allow", DENIED, "OK"),
                  ("a", f"user:bob:A{R_FILE}::allow", OK, "OK"),
                  ("n", f"user:bob:{R_FILE}::allow user:{NETWORK}:A:u:allow", DENIED, "DENIED")]
         for name, entries, want_smb, want_local in cases:
@@ -654,6 +685,42 @@ class Verdict(run.Suite):
             self.r.check(row, "carol (SeTakeOwnership) takes k2atk/t, group bob's: refused",
                          st != OK, f"got {st}")
             self.expect_undone(row, "k2atk/t", before)
+            # a take with a DACL in one request: the new owner stores the
+            # acl as herself, and the kernel's verdict for the owner stands
+            # (owner_rights with an owner@ deny of write_acl refuses her,
+            # as it refuses her local setrichacl once she owns the file)
+            acl = (f"flags:o owner@:C::deny owner@:{FULL_FILE}::allow "
+                   f"user:carol:{R_FILE}C::allow everyone@:{R_FILE}::allow")
+            self.mkfile("k2atk/tw", owner=1001, acl=acl)
+            self.mkfile("k2atk/twk", owner=1003, acl=acl)
+            self.expect_local(row, "carol, owner of k2atk/twk, sets its acl", "DENIED",
+                              self.l_setrichacl("carol", "k2atk/twk", "--set",
+                                                f"owner@:{FULL_FILE}::allow"))
+            before = self.state_of("k2atk/tw")
+            c = self.fresh_conn("carol", "richacl")
+            st, fnum = self.smb(c.create, self.w("k2atk/tw"),
+                                DesiredAccess=WRITE_OWNER | run.WRITE_DAC | run.READ_CONTROL,
+                                ShareAccess=run.SHARE_ALL, CreateDisposition=run.FILE_OPEN,
+                                CreateOptions=0)
+            if st == OK:
+                sd = security.descriptor()
+                sd.type = security.SEC_DESC_SELF_RELATIVE | security.SEC_DESC_DACL_PRESENT
+                sd.owner_sid = security.dom_sid(self.sids["carol"])
+                sd.dacl = security.acl()
+                sd.dacl.revision = security.SECURITY_ACL_REVISION_NT4
+                ace = security.ace()
+                ace.type = A
+                ace.access_mask = run.FILE_ALL_ACCESS
+                ace.trustee = security.dom_sid(self.sids["carol"])
+                sd.dacl_add(ace)
+                st = self.smb(c.set_sd, fnum, sd,
+                              security.SECINFO_OWNER | security.SECINFO_DACL)[0]
+                self.smb(c.close, fnum)
+            self.r.check(row, "carol (SeTakeOwnership) takes k2atk/tw and sets its DACL in "
+                         "one request: refused", st != OK, f"got {st}")
+            after = self.state_of("k2atk/tw")
+            self.expect_state(row, "k2atk/tw: owner and acl as before", after == before,
+                              f"{before} -> {after}")
         finally:
             subprocess.run(["net", "-s", conf, "sam", "rights", "revoke", "carol",
                             "SeTakeOwnershipPrivilege"], capture_output=True)
@@ -859,6 +926,170 @@ class Verdict(run.Suite):
         self.expect_state(row, "and no acl appears",
                           self.xattr("k2sgid-m/forced", "system.richacl").startswith("<"),
                           self.acltext("k2sgid-m/forced"))
+
+    def s_k2_view(self):
+        """S-K2-view: smbd decides with a view without unmatchable allows."""
+        row = "S-K2-view"
+        A = security.SEC_ACE_TYPE_ACCESS_ALLOWED
+        self.mkdir("k2view", f"everyone@:{RX_DIR}::allow")
+        acl = (f"owner@:{FULL_FILE}::allow user:{NETWORK}:{FULL_FILE}:u:allow "
+               f"user:{UNKNOWN_DOMAIN_SID}:{R_FILE}:u:allow user:bob:{R_FILE}::allow")
+        self.mkfile("k2view/f", b"view\n", owner=1001, acl=acl)
+        before = self.state_of("k2view/f")
+        for user in ("alice", "bob"):
+            st, aces = self.get_dacl_sids(user, "k2view/f")
+            sids = [sid for _, sid, _ in aces]
+            self.expect_state(row, f"{user} reads f's DACL without the NETWORK allow",
+                              st == OK and NETWORK not in sids, f"{st} {aces}")
+            self.expect_state(row, f"{user} reads f's DACL with the allow for a SID in no "
+                              "token", st == OK and UNKNOWN_DOMAIN_SID in sids, f"{st} {aces}")
+        st, _ = self.smb_read("bob", "k2view/f")
+        self.expect_smb(row, "bob reads f (his own entry)", OK, st)
+        st, _ = self.smb_write_at("bob", "k2view/f", run.WRITE_DATA, b"bob", 0)
+        self.expect_smb(row, "bob opens f for writing (only NETWORK would grant it)", DENIED, st)
+        st, _ = self.smb_open("bob", "k2view/f", run.WRITE_DAC)
+        self.expect_smb(row, "bob opens f for WRITE_DAC (only NETWORK would grant it)",
+                        DENIED, st)
+        st, fnum = self.smb_open("bob", "k2view/f", security.SEC_FLAG_MAXIMUM_ALLOWED)
+        wst = None
+        if st == OK:
+            wst, _ = self.smb(self.conn("bob").write, fnum, b"max", 0)
+            self.smb_close("bob", fnum)
+        self.expect_state(row, "bob's MAXIMUM_ALLOWED handle may not write f",
+                          st != OK or wst != OK, f"open {st}, write {wst}")
+        self.expect_state(row, "f unchanged on disk", self.state_of("k2view/f") == before,
+                          f"{before} -> {self.state_of('k2view/f')}")
+        self.mkdir("k2view/d", f"owner@:{FULL_DIR}::allow user:{NETWORK}:{FULL_DIR}:fdu:allow",
+                   owner=1001)
+        st, sd = self.smb_get_sd("alice", "k2view/d")
+        net = [a for a in (sd.dacl.aces if st == OK else [])
+               if str(a.trustee) == NETWORK]
+        self.expect_state(row, "alice reads d's inheritable NETWORK allow as inherit-only",
+                          len(net) == 1 and net[0].flags & run.IO, f"{st} {net and net[0].flags}")
+        st = self.smb_create_file("alice", "k2view/d/x", b"x")
+        self.expect_smb(row, "alice (owner@) still creates in d", OK, st)
+        st = self.smb_create_file("bob", "k2view/d/y", b"y")
+        self.expect_smb(row, "bob creates in d (only NETWORK would grant it)", DENIED, st)
+
+    def s_k2_setid(self):
+        """S-K2-setid: a root-acting chmod keeps the kernel's set-id rules."""
+        row = "S-K2-setid"
+        self.mkdir("k2setid", f"everyone@:{RX_DIR}::allow")
+        with open("/bin/true", "rb") as f:
+            program = f.read()
+        # root's set-user-ID program; bob holds write_acl, and NETWORK, an
+        # entry only smbd matches, holds full control: smbd's own check
+        # (can_write_to_fsp) lets "dos filemode" retry a refused chmod as root
+        acl = (f"owner@:{FULL_FILE}::allow user:bob:{R_FILE}xC::allow "
+               f"user:{NETWORK}:{FULL_FILE}:u:allow everyone@:{R_FILE}x::allow")
+        for name, mode in (("prog", 0o4755), ("prog2", 0o755)):
+            rel = f"k2setid/{name}"
+            self.mkfile(rel, program, owner=0)
+            os.chmod(self.p(rel), mode)
+            self.setacl(rel, acl)
+            if os.lstat(self.p(rel)).st_mode & 0o4000 != mode & 0o4000:
+                raise SetupError(f"{rel}: mode {os.lstat(self.p(rel)).st_mode:o} after "
+                                 f"chmod {mode:o} and setrichacl")
+        prog = self.p("k2setid/prog")
+        before = self.state_of("k2setid/prog")
+        self.expect_local(row, "bob keeps the set-user-ID bit of root's program in a chmod "
+                          "to 04777", "DENIED", self.bob_local(lambda: os.chmod(prog, 0o4777)))
+        st, _ = self.client_on("rsetid", "bob", "setmode k2setid\\prog +h")
+        self.expect_smb(row, "[rsetid] bob sets HIDDEN on root's set-user-ID program "
+                        "(smbd chmods as root, keeping the bit)", DENIED, st)
+        after = self.state_of("k2setid/prog")
+        self.expect_state(row, "the program's mode and acl are unchanged", after == before,
+                          f"{before} -> {after}")
+        self.expect_local(row, "carol still may not write the program", "DENIED",
+                          self.local("carol", lambda: open(prog, "r+b").close()))
+        # controls: bob may clear the bit (locally), and smbd's chmod of a
+        # program without the bit is his to make (write_acl)
+        self.expect_local(row, "bob clears the set-user-ID bit (chmod 0755)", "OK",
+                          self.bob_local(lambda: os.chmod(prog, 0o755)))
+        prog2 = self.p("k2setid/prog2")
+        st, _ = self.client_on("rsetid", "bob", "setmode k2setid\\prog2 +h")
+        self.expect_smb(row, "[rsetid] bob sets HIDDEN on the program without the bit", OK, st)
+        mode = os.lstat(prog2).st_mode & 0o7777
+        self.expect_state(row, "prog2 has no set-id bit after smbd's chmod",
+                          mode & 0o6000 == 0, f"{mode:o}")
+
+    def s_k2_notify(self):
+        """S-K2-notify: change notify does not name what the watcher cannot list."""
+        row = "S-K2-notify"
+        self.mkdir("k2notify", f"everyone@:{RX_DIR}::allow user:bob:{FULL_DIR}::allow")
+        self.mkdir("k2notify/bobpriv", f"owner@:{FULL_DIR}::allow", owner=1002)
+        self.mkdir("k2notify/open", f"owner@:{FULL_DIR}::allow everyone@:{RX_DIR}::allow",
+                   owner=1002)
+        self.expect_local(row, "alice lists bob's private directory", "DENIED",
+                          self.local("alice", lambda: os.listdir(self.p("k2notify/bobpriv"))))
+        c = self.fresh_conn("alice", "richacl")
+        st, fnum = self.smb(c.create, "k2notify", DesiredAccess=run.READ_DATA | run.SYNCHRONIZE,
+                            ShareAccess=run.SHARE_ALL, CreateDisposition=run.FILE_OPEN,
+                            CreateOptions=run.FILE_DIRECTORY_FILE)
+        self.expect_smb(row, "alice opens k2notify to watch it", OK, st)
+        if st != OK:
+            return
+        flt = run.libsmb.FILE_NOTIFY_CHANGE_FILE_NAME | run.libsmb.FILE_NOTIFY_CHANGE_DIR_NAME
+        req = c.notify(fnum=fnum, buffer_size=0xffff, completion_filter=flt, recursive=True)
+        secret = "k2notify/bobpriv/salary-2027-layoff-list.xlsx"
+        self.expect_smb(row, "bob creates a file in his private directory", OK,
+                        self.smb_create_file("bob", secret, b"x"))
+        self.expect_smb(row, "bob renames it", OK,
+                        self.smb_rename("bob", secret, "k2notify/bobpriv/renamed-layoffs.xlsx"))
+        self.expect_smb(row, "bob creates a file in a directory alice may list", OK,
+                        self.smb_create_file("bob", "k2notify/open/visible.txt", b"v"))
+        names = []
+        for _ in range(10):
+            st, changes = self.smb(req.get_changes, wait=True)
+            if st != OK:
+                break
+            names += [ch["name"] for ch in changes]
+            if any(n.endswith("visible.txt") for n in names):
+                break
+            req = c.notify(fnum=fnum, buffer_size=0xffff, completion_filter=flt,
+                           recursive=True)
+        self.smb(c.close, fnum)
+        self.expect_state(row, "alice is told the name in the directory she may list",
+                          any(n.endswith("visible.txt") for n in names), f"{st} {names}")
+        leaked = [n for n in names if "layoff" in n]
+        self.expect_state(row, "alice is told no name from bob's private directory",
+                          not leaked, f"{leaked}")
+
+    def s_k2_dosread(self):
+        """S-K2-dosread: stored DOS attributes only for who may read them."""
+        row = "S-K2-dosread"
+        rhs = 0x1 | 0x2 | 0x4   # READONLY | HIDDEN | SYSTEM
+        self.mkdir("k2dos", f"everyone@:{RX_DIR}::allow user:bob:{FULL_DIR}::allow")
+        self.mkfile("k2dos/secret", b"s\n", owner=1002, acl=f"owner@:{FULL_FILE}::allow")
+        self.mkfile("k2dos/shared", b"s\n", owner=1002,
+                    acl=f"owner@:{FULL_FILE}::allow everyone@:{R_FILE}::allow")
+        for name in ("secret", "shared"):
+            st, _ = self.client_on("richacl", "bob", f"setmode k2dos\\{name} +rhs")
+            self.expect_smb(row, f"owner bob sets READONLY, HIDDEN, SYSTEM on {name}", OK, st)
+        self.expect_local(row, f"alice reads secret's {DOSATTRIB}", "DENIED",
+                          self.local("alice",
+                                     lambda: os.getxattr(self.p("k2dos/secret"), DOSATTRIB)))
+
+        def attrib(user, share, name):
+            st, entries = self.smb(self.fresh_conn(user, share).list, "k2dos")
+            if st != OK:
+                return st
+            return next((e["attrib"] for e in entries if e["name"] == name), "missing")
+
+        # [rasyncdos]: "smbd async dosmode = yes" reads them in a worker
+        for share in ("richacl", "rasyncdos"):
+            got = attrib("bob", share, "secret")
+            self.expect_state(row, f"[{share}] bob's listing shows secret "
+                              "READONLY|HIDDEN|SYSTEM",
+                              isinstance(got, int) and got & rhs == rhs, f"attrib {got}")
+            got = attrib("alice", share, "secret")
+            self.expect_state(row, f"[{share}] alice's listing shows secret without READONLY, "
+                              "HIDDEN, SYSTEM", isinstance(got, int) and got & rhs == 0,
+                              f"attrib {got}")
+            got = attrib("alice", share, "shared")
+            self.expect_state(row, f"[{share}] alice's listing shows shared (she may read it) "
+                              "READONLY|HIDDEN|SYSTEM",
+                              isinstance(got, int) and got & rhs == rhs, f"attrib {got}")
 
     def idmap_cache(self, *args):
         """net cache ARGS on the server's gencache (smbd's idmap cache)."""

@@ -1298,15 +1298,15 @@ class Windows(verdict.Verdict):
         self.expect_state(row, "documented: wm8/ri/l (a local create) has no flag",
                           "o" not in self.aclentries("wm8/ri/l")[0], self.acltext("wm8/ri/l"))
 
-        # smbd maps errno after asking for a descriptor (file_ntimes() with
-        # dos filetimes): NETWORK (unmapped: only smbd honours it) lets bob
-        # open for WRITE_ATTRIBUTES, the kernel refuses the utimes (EPERM),
-        # and the descriptor read must not turn that into another status
+        # an unmapped NETWORK entry granting write_attributes is not in
+        # bob's view (vfs_richacl.8, ONE VERDICT), so smbd refuses his open
+        # for WRITE_ATTRIBUTES, as the kernel refuses his utimes (EPERM); a
+        # descriptor read never turns that refusal into another status
         self.mkfile("wm8/t", b"t\n", owner=1001,
                     acl=f"owner@:{run.FULL_FILE}::allow user:S-1-5-2:A{run.R_FILE}:u:allow")
         st, out = self.smbclient("bob", 'utimes "wm8\\t" -1 -1 2001:02:03-04:05:06 -1')
-        self.expect_smb(row, "bob sets the times of wm8\\t (smbd grants write_attributes "
-                        "through NETWORK, the kernel refuses)", run.DENIED, st)
+        self.expect_smb(row, "bob sets the times of wm8\\t (only an unmapped NETWORK entry "
+                        "grants write_attributes)", run.DENIED, st)
 
         # OWNER RIGHTS that grants WRITE_DAC: the owner may change the acl, in
         # smbd and in the kernel; a DACL without OWNER RIGHTS drops the flag
