@@ -3770,6 +3770,37 @@ static NTSTATUS richacl_check_create_sd(struct vfs_handle_struct *handle,
 	return status;
 }
 
+/*
+ * What Windows asks of a create that replaces an existing file's contents,
+ * beyond the access the client asked for.  smbd adds only FILE_WRITE_DATA,
+ * for every disposition that truncates.  Windows also wants
+ * FILE_WRITE_EA and FILE_WRITE_ATTRIBUTES (the file's extended attributes
+ * and attributes are replaced with the create's), and for a supersede,
+ * which replaces the file, DELETE with those two.  Added to the access
+ * asked for, smbd's check refuses where Windows refuses, before anything
+ * is truncated.  A supersede without FILE_WRITE_DATA still fails: smbd
+ * supersedes with O_TRUNC, which the kernel grants only with write_data.
+ * Named streams and files that do not exist yet are left as they are.
+ */
+static uint32_t richacl_overwrite_access(const struct smb_filename *smb_fname,
+					 uint32_t create_disposition)
+{
+	if (!VALID_STAT(smb_fname->st) || S_ISDIR(smb_fname->st.st_ex_mode) ||
+	    is_named_stream(smb_fname)) {
+		return 0;
+	}
+	switch (create_disposition) {
+	case FILE_OVERWRITE:
+	case FILE_OVERWRITE_IF:
+		return SEC_FILE_WRITE_EA | SEC_FILE_WRITE_ATTRIBUTE;
+	case FILE_SUPERSEDE:
+		return SEC_STD_DELETE | SEC_FILE_WRITE_EA |
+		       SEC_FILE_WRITE_ATTRIBUTE;
+	default:
+		return 0;
+	}
+}
+
 static NTSTATUS richacl_create_file(struct vfs_handle_struct *handle,
 				    struct smb_request *req,
 				    struct files_struct *dirfsp,
@@ -3817,6 +3848,7 @@ static NTSTATUS richacl_create_file(struct vfs_handle_struct *handle,
 					return NT_STATUS_INTERNAL_ERROR);
 		config->create_sd = sd;
 	}
+	access_mask |= richacl_overwrite_access(smb_fname, create_disposition);
 	status = SMB_VFS_NEXT_CREATE_FILE(handle, req, dirfsp, smb_fname,
 					  access_mask, share_access,
 					  create_disposition, create_options,

@@ -31,6 +31,10 @@ and compares:
   delete f (delete on close)            unlink(f)
   rename f -> g in the dir              opendir(dir) + readdir, then rename(f, g)
   create file / directory in dir        open(O_CREAT|O_EXCL) / mkdir
+  list dir: are f's stored DOS          opendir(dir) + readdir, then
+    attributes shown? (smbd's own         getxattr(f, user.DOSATTRIB)
+    decision: it reads them as root
+    when the user may not)
 
 On a case-insensitive share (the default), smbd 4.17 looks for a
 case-insensitive match of a new name by reading the directory
@@ -99,7 +103,11 @@ NT_DELETE, NT_WRITE_DAC, NT_WRITE_OWNER = 0x10000, 0x40000, 0x80000
 NT_READ_ATTRIBUTES, NT_SYNCHRONIZE = 0x80, 0x100000
 
 OPS = ["read", "write", "append", "write_dac", "write_owner", "owner_dacl", "dosattr",
-       "times", "delete", "rename", "create", "mkdir"]
+       "times", "delete", "rename", "create", "mkdir", "dosread"]
+# the DOS attributes every case's f holds in user.DOSATTRIB (text form):
+# HIDDEN | SYSTEM, which smbd derives from neither mode nor name (not
+# READONLY: smbd refuses writes and deletes of a read-only file itself)
+STORED_DOS = 0x6
 UIDS = {0: "root", 1001: "alice", 1002: "bob", 1003: "carol"}
 NETWORK = "S-1-5-2"                     # in every SMB token; a gid only with winbindd
 UNMAPPED = [NETWORK, "S-1-5-21-1111-2222-3333-4444", "S-1-0-0"]
@@ -182,6 +190,7 @@ class Case:
             fh.write(b"content\n")
         os.chown(f, self.file_owner, self.file_group)
         os.chown(d, self.dir_owner, self.dir_group)
+        os.setxattr(f, "user.DOSATTRIB", b"0x%x\0" % STORED_DOS)
         set_blob(f, self.file_acl)
         set_blob(d, self.dir_acl)
 
@@ -269,6 +278,17 @@ def smb_side(srv, conn, c):
         if st == OK:
             conn.close(fnum)
         return st
+    if c.op == "dosread":
+        # smbd reads the attributes it lists, as root when the user may not
+        # (fget_ea_dos_attribute()): "allowed" means the stored ones show
+        st, entries = smb(conn.list, w(c.rel("smb")))
+        if st != OK:
+            return st
+        attrib = next((e["attrib"] for e in entries if e["name"] == "f"), None)
+        if attrib is None:
+            return "f not listed"
+        shown = attrib & STORED_DOS
+        return OK if shown == STORED_DOS else DENIED if shown == 0 else f"attrib 0x{attrib:x}"
     if c.op == "mkdir":
         st, fnum = smb(conn.create, w(c.rel("smb", "new")),
                        DesiredAccess=NT_READ_ATTRIBUTES | NT_SYNCHRONIZE,
@@ -326,6 +346,9 @@ def local_side(c, root, groups):
             os.close(os.open(os.path.join(d, "new"), os.O_RDONLY | os.O_CREAT | os.O_EXCL, 0o644))
         elif c.op == "mkdir":
             os.mkdir(os.path.join(d, "new"), 0o755)
+        elif c.op == "dosread":
+            os.listdir(d)       # a listing is what shows them over SMB
+            os.getxattr(f, "user.DOSATTRIB")
     return run_as(op), ""
 
 

@@ -57,6 +57,14 @@ code under test printed.
              sent, ACEs the creator marked inherited are dropped, a
              defaulted DACL gives way to the inherited entries, and a
              parent that passes nothing on leaves the DACL as sent.
+  S-W-overwrite an open that overwrites an existing file needs what Windows
+             asks: FILE_WRITE_DATA, FILE_WRITE_EA and FILE_WRITE_ATTRIBUTES
+             (FILE_OVERWRITE, FILE_OVERWRITE_IF), and a supersede DELETE as
+             well; without one of them the open is refused and the file
+             keeps its contents.  A create through FILE_OVERWRITE_IF of a
+             name that does not exist needs only the directory's add_file.
+             (A supersede without FILE_WRITE_DATA, which Windows grants,
+             stays refused: smbd truncates, which needs write_data.)
   S-W-null   a NULL DACL set over SMB reads back as a NULL DACL, as on
              Windows, while the kernel holds
              everyone@ allowed everything (M10) and grants everybody the
@@ -105,6 +113,7 @@ import run
 import verdict
 from run import FULL_DIR, OK, SetupError
 
+FILE_SUPERSEDE = 0
 NOT_SUPPORTED = "NT_STATUS_NOT_SUPPORTED"
 NOT_EMPTY = "NT_STATUS_DIRECTORY_NOT_EMPTY"
 INVALID_OWNER = "NT_STATUS_INVALID_OWNER"
@@ -122,7 +131,8 @@ NO_XATTR = f"<{os.strerror(errno.ENODATA)}>"   # run.Suite.xattr() of a missing 
 
 class Windows(verdict.Verdict):
     ROWS = ["S-W-fa", "S-W-plain", "S-W-apply", "S-W-owner", "S-W-creator", "S-W-rmdir",
-            "S-W-exec", "S-W-lock", "S-W-merge", "S-W-null", "S-W-m8", "S-W-mask"]
+            "S-W-exec", "S-W-lock", "S-W-merge", "S-W-null", "S-W-m8", "S-W-mask",
+            "S-W-overwrite"]
 
     def __init__(self, args):
         super().__init__(args)
@@ -1367,6 +1377,38 @@ class Windows(verdict.Verdict):
     def must_access(self, rel, mode):
         if not os.access(self.p(rel), mode, effective_ids=True):
             raise PermissionError(13, "access", self.p(rel))
+
+    def s_w_overwrite(self):
+        """S-W-overwrite: overwrite and supersede ask what Windows asks."""
+        row = "S-W-overwrite"
+        self.mkdir("wover", f"everyone@:{run.RX_DIR}::allow user:bob:wp::allow")
+        base = f"owner@:{run.FULL_FILE}::allow everyone@:{run.R_FILE}::allow"
+        cases = [
+            # (name, bob's entry, disposition, want)
+            ("w", "waS", run.FILE_OVERWRITE, run.DENIED),
+            ("wW", "wWaS", run.FILE_OVERWRITE, run.DENIED),
+            ("wA", "wAaS", run.FILE_OVERWRITE_IF, run.DENIED),
+            ("wWA", "wWAaS", run.FILE_OVERWRITE, OK),
+            ("wWAi", "wWAaS", run.FILE_OVERWRITE_IF, OK),
+            ("sup", "wWAaS", FILE_SUPERSEDE, run.DENIED),
+            ("supD", "wWADaS", FILE_SUPERSEDE, OK),
+        ]
+        for name, entry, disposition, want in cases:
+            rel = f"wover/{name}"
+            self.mkfile(rel, b"alice's\n", owner=1001,
+                        acl=f"{base} user:bob:{entry}::allow")
+            st, fnum = self.smb_open("bob", rel, run.WRITE_DATA | run.SYNCHRONIZE,
+                                     disposition, run.FILE_NON_DIRECTORY_FILE)
+            if st == OK:
+                self.smb_close("bob", fnum)
+            self.expect_smb(row, f"bob opens {rel} (bob: {entry}) with disposition "
+                            f"{disposition}", want, st)
+            self.expect_content(row, rel, b"" if want == OK else b"alice's\n")
+        st, fnum = self.smb_open("bob", "wover/new", run.WRITE_DATA | run.SYNCHRONIZE,
+                                 run.FILE_OVERWRITE_IF, run.FILE_NON_DIRECTORY_FILE)
+        if st == OK:
+            self.smb_close("bob", fnum)
+        self.expect_smb(row, "bob creates wover/new through FILE_OVERWRITE_IF", OK, st)
 
     def s_w_mask(self):
         """S-W-mask: a user whom the masks leave without entries stays in the
