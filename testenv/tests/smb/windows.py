@@ -65,6 +65,11 @@ code under test printed.
              name that does not exist needs only the directory's add_file.
              (A supersede without FILE_WRITE_DATA, which Windows grants,
              stays refused: smbd truncates, which needs write_data.)
+  S-W-stream creating a named stream needs FILE_WRITE_DATA on the file
+             (MS-FSA 2.1.5.1.2), on [rstreams] (streams_xattr above richacl):
+             bob, who may write the file's named attributes but not its
+             data, cannot create f:s; with write_data he can, and reads it
+             back.
   S-W-null   a NULL DACL set over SMB reads back as a NULL DACL, as on
              Windows, while the kernel holds
              everyone@ allowed everything (M10) and grants everybody the
@@ -132,7 +137,7 @@ NO_XATTR = f"<{os.strerror(errno.ENODATA)}>"   # run.Suite.xattr() of a missing 
 class Windows(verdict.Verdict):
     ROWS = ["S-W-fa", "S-W-plain", "S-W-apply", "S-W-owner", "S-W-creator", "S-W-rmdir",
             "S-W-exec", "S-W-lock", "S-W-merge", "S-W-null", "S-W-m8", "S-W-mask",
-            "S-W-overwrite"]
+            "S-W-overwrite", "S-W-stream"]
 
     def __init__(self, args):
         super().__init__(args)
@@ -1409,6 +1414,30 @@ class Windows(verdict.Verdict):
         if st == OK:
             self.smb_close("bob", fnum)
         self.expect_smb(row, "bob creates wover/new through FILE_OVERWRITE_IF", OK, st)
+
+    def s_w_stream(self):
+        """S-W-stream: a new named stream needs write_data on its file."""
+        row = "S-W-stream"
+        self.mkdir("wstream", f"everyone@:{run.RX_DIR}::allow")
+        base = f"owner@:{run.FULL_FILE}::allow everyone@:{run.R_FILE}::allow"
+        for name, entry, want in (("n", "rWaAS", run.DENIED), ("w", "rwWaAS", OK)):
+            rel = f"wstream/{name}"
+            self.mkfile(rel, b"base\n", owner=1001, acl=f"{base} user:bob:{entry}::allow")
+            c = self.conn_on("bob", "rstreams")
+            st, fnum = self.smb(c.create, self.w(rel) + ":s",
+                                DesiredAccess=run.WRITE_DATA | run.READ_DATA | run.SYNCHRONIZE,
+                                ShareAccess=run.SHARE_ALL, CreateDisposition=run.FILE_CREATE,
+                                CreateOptions=run.FILE_NON_DIRECTORY_FILE)
+            if st == OK:
+                self.smb(c.write, fnum, b"stream", 0)
+                self.smb(c.close, fnum)
+            self.expect_smb(row, f"[rstreams] bob (bob: {entry}) creates {rel}:s", want, st)
+            st, data = self.smb(c.loadfile, self.w(rel) + ":s")
+            self.expect_state(row, f"{rel}:s " + ("holds what bob wrote" if want == OK
+                                                   else "does not exist"),
+                              (st == OK and data == b"stream") if want == OK else st != OK,
+                              f"{st} {data!r}")
+            self.expect_content(row, rel, b"base\n")
 
     def s_w_mask(self):
         """S-W-mask: a user whom the masks leave without entries stays in the
