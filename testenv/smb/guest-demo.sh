@@ -8,7 +8,8 @@
 # installed first (install-debs.sh) and the installed module and tools serve.
 # Mounts the richacl ext4 image on /mnt/rich, gives the share directory
 # /mnt/rich/share a Windows-style inheritable ACL, starts smbd on the guest's
-# port 445 (testenv/smb/server.sh; the host forwards 127.0.0.1:4450 to it),
+# port 445 (testenv/smb/server.sh --identity winbind, so that every SID of a
+# session's token has a gid; the host forwards 127.0.0.1:4450 to it),
 # prints how to connect, and then serves smbcacls requests that the host's
 # testenv/smb/demo-smbcacls.sh drops into /results/demo-cmd/ (smbcacls of
 # Samba 4.17 cannot reach a port other than 445), until the guest is stopped.
@@ -68,7 +69,7 @@ printf 'Welcome to the richacl demo share.\n' >"$share/welcome.txt"
 	everyone@:raRcS:a:allow" "$share/welcome.txt" || exit 1
 
 args=(start --state "$STATE" --rich "$share" --aclxattr /mnt/plain/aclxattr
-	--nfs4acl /mnt/plain/nfs4acl --interfaces "lo eth0")
+	--nfs4acl /mnt/plain/nfs4acl --interfaces "lo eth0" --identity winbind)
 [ -n "$module" ] && args+=(--module "$module")
 bash "$here/server.sh" "${args[@]}" || exit 1
 
@@ -78,7 +79,10 @@ cat <<EOF
 ======================================================================
  richacl demo: smbd is serving //127.0.0.1:$port/richacl
  users (password): alice (alice-pw), bob (bob-pw), carol (carol-pw);
- bob and carol are in the group staff.
+ bob and carol are in the group staff.  winbindd allocates the ids of
+ SIDs without one (idmap tdb), so NETWORK and Authenticated Users, in
+ every session's token, have gids: their ACEs, denies included, mean the
+ same to smbd and to the kernel.
 
  Browse and copy files as alice:
    smbclient //127.0.0.1/richacl -p $port -U alice%alice-pw
