@@ -938,6 +938,7 @@ static void richacl_hide_unmatchable(struct vfs_handle_struct *handle,
 {
 	const struct security_token *token = get_current_nttok(handle->conn);
 	const struct auth_session_info *si = handle->conn->session_info;
+	struct nt_sid nsid;
 	struct dom_sid sid;
 	unsigned int i;
 
@@ -950,10 +951,17 @@ static void richacl_hide_unmatchable(struct vfs_handle_struct *handle,
 	for (i = acl->a_count; i-- > 0;) {
 		struct richace *ace = &acl->a_entries[i];
 
+		/*
+		 * The SID as the mapping shows it (nt_sid_from_string(), not
+		 * Samba's parser, which reads some strings differently).
+		 */
 		if (!richace_is_unmapped(ace) || !richace_is_allow(ace) ||
 		    richace_is_inherit_only(ace) ||
-		    !string_to_sid(&sid, ace->e_who) ||
-		    !security_token_has_sid(token, &sid)) {
+		    nt_sid_from_string(ace->e_who, &nsid) != 0) {
+			continue;
+		}
+		richacl_nt_sid_to_dom_sid(&nsid, &sid);
+		if (!security_token_has_sid(token, &sid)) {
 			continue;
 		}
 		DBG_INFO("%s: the caller's token holds %s, whose allow entry "

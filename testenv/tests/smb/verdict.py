@@ -66,7 +66,10 @@ what the kernel refuses the same uid and groups.  The cases:
               the DACL alice and bob read, grants bob nothing over SMB (read,
               write, MAXIMUM_ALLOWED), and an inheritable one on a directory
               shows as inherit-only; an unmapped entry for a SID in no token
-              shows as stored; the file's acl on disk is unchanged.
+              shows as stored; the file's acl on disk is unchanged; the
+              same SID written with a leading zero is hidden too; alice's
+              read-modify-write of the DACL drops the NETWORK entry, keeps
+              the others, and bob gains nothing over SMB or locally.
   S-K2-setid  a chmod that smbd makes as root for a user ("dos filemode"
               on [rsetid], where DOS attributes become a chmod under
               "create mask = 0777") keeps the kernel's set-id rules: bob,
@@ -970,6 +973,32 @@ class Verdict(run.Suite):
         self.expect_smb(row, "alice (owner@) still creates in d", OK, st)
         st = self.smb_create_file("bob", "k2view/d/y", b"y")
         self.expect_smb(row, "bob creates in d (only NETWORK would grant it)", DENIED, st)
+        # a SID string written another way (leading zero) is the same SID
+        self.mkfile("k2view/z", b"z\n", owner=1001,
+                    acl=f"owner@:{FULL_FILE}::allow user:S-1-05-2:{FULL_FILE}:u:allow")
+        st, _ = self.smb_write_at("bob", "k2view/z", run.WRITE_DATA, b"bob", 0)
+        self.expect_smb(row, "bob opens z for writing (only S-1-05-2 would grant it)",
+                        DENIED, st)
+        # a client's read-modify-write: alice sets back the DACL she reads;
+        # the NETWORK entry is gone, the rest stays, and nobody gains
+        st, sd = self.smb_get_sd("alice", "k2view/f")
+        if st == OK:
+            c = self.conn_on("alice", "richacl")
+            st, fnum = self.smb(c.create, self.w("k2view/f"),
+                                DesiredAccess=run.READ_CONTROL | run.WRITE_DAC,
+                                ShareAccess=run.SHARE_ALL, CreateDisposition=run.FILE_OPEN,
+                                CreateOptions=0)
+            if st == OK:
+                st = self.smb(c.set_sd, fnum, sd, security.SECINFO_DACL)[0]
+                self.smb(c.close, fnum)
+        self.expect_smb(row, "alice sets f's DACL back as she read it", OK, st)
+        text = self.acltext("k2view/f", "--raw", "--numeric-ids")
+        self.expect_state(row, "f's acl: no NETWORK entry, the unknown SID's entry kept",
+                          f"{NETWORK}:" not in text and f"{UNKNOWN_DOMAIN_SID}:" in text, text)
+        st, _ = self.smb_write_at("bob", "k2view/f", run.WRITE_DATA, b"bob", 0)
+        self.expect_smb(row, "bob still opens f for writing", DENIED, st)
+        self.expect_local(row, "bob still writes f locally", "DENIED",
+                          self.bob_local(lambda: open(self.p("k2view/f"), "r+b").close()))
 
     def s_k2_setid(self):
         """S-K2-setid: a root-acting chmod keeps the kernel's set-id rules."""
