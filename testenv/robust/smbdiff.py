@@ -31,6 +31,11 @@ and compares:
   delete f (delete on close)            unlink(f)
   rename f -> g in the dir              opendir(dir) + readdir, then rename(f, g)
   create file / directory in dir        open(O_CREAT|O_EXCL) / mkdir
+  watch sd/ recursively; another user    opendir(dir) + readdir
+    (granted add_file on dir) creates
+    dir/nt: is the user told "nt"?
+    (smbd's own decision: "honor change
+    notify privilege" checks the path)
   list dir: are f's stored DOS          opendir(dir) + readdir, then
     attributes shown? (smbd's own         getxattr(f, user.DOSATTRIB)
     decision: it reads them as root
@@ -89,6 +94,7 @@ import sys
 import subprocess
 
 from samba.dcerpc import security
+from samba.samba3 import libsmb_samba_internal as libsmb
 
 from smbcommon import (ACE_ALLOW, ACE_DENY, AUTHUSERS, DENIED, D_CHILD, DELETE, EVERYONE,
                        FILE_CREATE, FILE_DIRECTORY_FILE, FILE_NON_DIRECTORY_FILE, FILE_OPEN,
@@ -103,7 +109,7 @@ NT_DELETE, NT_WRITE_DAC, NT_WRITE_OWNER = 0x10000, 0x40000, 0x80000
 NT_READ_ATTRIBUTES, NT_SYNCHRONIZE = 0x80, 0x100000
 
 OPS = ["read", "write", "append", "write_dac", "write_owner", "owner_dacl", "dosattr",
-       "times", "delete", "rename", "create", "mkdir", "dosread"]
+       "times", "delete", "rename", "create", "mkdir", "dosread", "notify"]
 # the DOS attributes every case's f holds in user.DOSATTRIB (text form):
 # HIDDEN | SYSTEM, which smbd derives from neither mode nor name (not
 # READONLY: smbd refuses writes and deletes of a read-only file itself)
@@ -170,7 +176,15 @@ class Case:
         self.file_owner = rng.choice(list(UIDS))
         self.file_group = rng.choice(ids.gids)
         # traversal is not the question here (SMB has no traverse check)
-        dir_entries = [(ACE_ALLOW, F_SPECIAL, X, EVERYONE)] + random_entries(rng, True, ids)
+        dir_entries = [(ACE_ALLOW, F_SPECIAL, X, EVERYONE)]
+        # notify: another user creates a file in the dir over SMB (an entry
+        # before the random ones lets him), and the question is whether the
+        # user is told its name
+        self.writer = None
+        if self.op == "notify":
+            self.writer = rng.choice([u for u in ("alice", "bob", "carol") if u != self.user])
+            dir_entries.append((ACE_ALLOW, 0, W | X, USERS[self.writer][0]))
+        dir_entries += random_entries(rng, True, ids)
         self.dir_entries = dir_entries
         self.dir_acl = encode(dir_entries)
         self.file_entries = random_entries(rng, False, ids)
@@ -240,6 +254,55 @@ def smb_client(srv, user, command):
         if word.startswith("NT_STATUS_"):
             return word
     return OK if res.returncode == 0 else f"smbclient exit {res.returncode}"
+
+
+def notify_side(srv, conns, c):
+    """Is c.user told the name that c.writer creates in the case's dir?
+    c.user watches sd/ (everybody may list it) recursively; the writer
+    creates dir/nt and then sd/ctl-N, which the user may list, as a
+    marker: every event before it has arrived once the marker has."""
+    conn = conns[c.user]
+    if c.writer not in conns:
+        conns[c.writer] = srv.connect(c.writer)
+    wconn = conns[c.writer]
+    flt = libsmb.FILE_NOTIFY_CHANGE_FILE_NAME
+    st, fnum = smb(conn.create, "sd", DesiredAccess=NT_READ_DATA | NT_SYNCHRONIZE,
+                   ShareAccess=SHARE_ALL, CreateDisposition=FILE_OPEN,
+                   CreateOptions=FILE_DIRECTORY_FILE)
+    if st != OK:
+        return f"watch {st}"
+    marker = f"sd\\ctl-{c.n}"
+    try:
+        req = conn.notify(fnum=fnum, buffer_size=0xffff, completion_filter=flt,
+                          recursive=True)
+        # notify() returns once the request is sent; a reply to a later
+        # request shows that smbd has taken it and registered the watch
+        smb(conn.chkpath, "sd")
+        for path in (w(c.rel("smb", "nt")), marker):
+            wst, wfnum = smb(wconn.create, path,
+                             DesiredAccess=NT_READ_ATTRIBUTES | NT_SYNCHRONIZE,
+                             ShareAccess=SHARE_ALL, CreateDisposition=FILE_CREATE,
+                             CreateOptions=FILE_NON_DIRECTORY_FILE)
+            if wst != OK:
+                return "writer " + wst
+            wconn.close(wfnum)
+        names = []
+        for _ in range(8):
+            gst, changes = smb(req.get_changes, wait=True)
+            if gst != OK:
+                conns.pop(c.user, None)     # a request is left pending on it
+                return f"changes {gst}"
+            names += [ch["name"] for ch in changes]
+            if any(n.endswith(f"ctl-{c.n}") for n in names):
+                break
+            req = conn.notify(fnum=fnum, buffer_size=0xffff, completion_filter=flt,
+                              recursive=True)
+        else:
+            return f"no marker in {names}"
+        return OK if any(n.endswith("\\nt") for n in names) else DENIED
+    finally:
+        smb(conn.close, fnum)
+        smb(wconn.unlink, marker)
 
 
 def smb_side(srv, conn, c):
@@ -349,6 +412,8 @@ def local_side(c, root, groups):
         elif c.op == "dosread":
             os.listdir(d)       # a listing is what shows them over SMB
             os.getxattr(f, "user.DOSATTRIB")
+        elif c.op == "notify":
+            os.listdir(d)       # the names in dir (an inotify watch needs as much)
     return run_as(op), ""
 
 
@@ -401,10 +466,14 @@ def main():
             print(f"smbdiff: smbd runs {c.user}'s requests with groups {groups[c.user]}",
                   flush=True)
         try:
-            st = smb_side(srv, conns[c.user], c)
+            if c.op == "notify":
+                st = notify_side(srv, conns, c)
+            else:
+                st = smb_side(srv, conns[c.user], c)
         except Exception as e:  # noqa: B902 - a dropped connection is a finding
             st = f"EXCEPTION {e!r}"
             conns.pop(c.user, None)
+            conns.pop(c.writer, None)
         loc, how = local_side(c, args.path, groups[c.user])
         smb_allowed = {OK: True, DENIED: False, INVALID_OWNER: False}.get(st)
         if c.op in ("dosattr", "times") and st == "NT_STATUS_OBJECT_NAME_NOT_FOUND":

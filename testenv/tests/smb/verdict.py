@@ -1060,6 +1060,9 @@ class Verdict(run.Suite):
             return
         flt = run.libsmb.FILE_NOTIFY_CHANGE_FILE_NAME | run.libsmb.FILE_NOTIFY_CHANGE_DIR_NAME
         req = c.notify(fnum=fnum, buffer_size=0xffff, completion_filter=flt, recursive=True)
+        # notify() returns once the request is sent; the reply to a later
+        # request shows that smbd has registered the watch
+        self.smb(c.chkpath, "k2notify")
         secret = "k2notify/bobpriv/salary-2027-layoff-list.xlsx"
         self.expect_smb(row, "bob creates a file in his private directory", OK,
                         self.smb_create_file("bob", secret, b"x"))
