@@ -2963,7 +2963,8 @@ out:
  * same uid and groups; the module does not model those rules.
  * richacl_become_user() pushes the user's security context on smbd's
  * stack (above the root context of become_root()), richacl_unbecome_user()
- * pops it; every caller logs why at level 5.
+ * pops it; each call is logged with its reason at DBG_DEBUG (level 10).
+ * It panics where the push fails, so it returns true whenever it returns.
  */
 static bool richacl_become_user(const struct vfs_handle_struct *handle,
 				const struct files_struct *fsp,
