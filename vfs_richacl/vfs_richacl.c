@@ -2964,9 +2964,8 @@ out:
  * richacl_become_user() pushes the user's security context on smbd's
  * stack (above the root context of become_root()), richacl_unbecome_user()
  * pops it; each call is logged with its reason at DBG_DEBUG (level 10).
- * It panics where the push fails, so it returns true whenever it returns.
  */
-static bool richacl_become_user(const struct vfs_handle_struct *handle,
+static void richacl_become_user(const struct vfs_handle_struct *handle,
 				const struct files_struct *fsp,
 				const struct security_unix_token *ut,
 				const char *why)
@@ -2987,7 +2986,6 @@ static bool richacl_become_user(const struct vfs_handle_struct *handle,
 		    si != NULL ? si->security_token : NULL);
 	DBG_DEBUG("%s: smbd would %s as root: done as uid %u instead\n",
 		  fsp_str_dbg(fsp), why, (unsigned int)ut->uid);
-	return true;
 }
 
 static void richacl_unbecome_user(void)
@@ -3054,9 +3052,7 @@ static ssize_t richacl_fgetxattr(struct vfs_handle_struct *handle,
 	if (ut == NULL) {
 		return SMB_VFS_NEXT_FGETXATTR(handle, fsp, name, value, size);
 	}
-	if (!richacl_become_user(handle, fsp, ut, "read the DOS attributes")) {
-		return -1;
-	}
+	richacl_become_user(handle, fsp, ut, "read the DOS attributes");
 	ret = SMB_VFS_NEXT_FGETXATTR(handle, fsp, name, value, size);
 	richacl_unbecome_user();
 	if (ret == -1 && (errno == EACCES || errno == EPERM)) {
@@ -3245,9 +3241,7 @@ static int richacl_fchown(struct vfs_handle_struct *handle,
 		errno = EPERM;
 		return -1;
 	}
-	if (!richacl_become_user(handle, fsp, ut, "change the owner")) {
-		return -1;
-	}
+	richacl_become_user(handle, fsp, ut, "change the owner");
 	ret = SMB_VFS_NEXT_FCHOWN(handle, fsp, uid, gid);
 	richacl_unbecome_user();
 	return ret;
@@ -3386,9 +3380,7 @@ static int richacl_fchmod(struct vfs_handle_struct *handle,
 		errno = EACCES;
 		return -1;
 	}
-	if (!richacl_become_user(handle, fsp, ut, "change the mode")) {
-		return -1;
-	}
+	richacl_become_user(handle, fsp, ut, "change the mode");
 	ret = richacl_fchmod_mode(handle, fsp, mode);
 	richacl_unbecome_user();
 	return ret;
