@@ -7,7 +7,7 @@
 #   testenv/run-robust.sh [--short] [--kernel BZIMAGE] [--module SO] [--seed N]
 #                         [--only LIST] [--kills N] [--smb-cases N] [--keep]
 #
-#   --short           the bounded version that CI runs (at most ~8 minutes of
+#   --short           the bounded version that CI runs (about 9 minutes of
 #                     guest time): 20,000 differential cases, 3,000 blobs,
 #                     1,000 SMB differential cases on each identity setup, one round of hostile
 #                     descriptors (~120), a 20 s load run, 5 kills and a
