@@ -206,11 +206,11 @@ class Verdict(run.Suite):
                               security.SECINFO_DACL, aces=aces, share=share)
 
     def set_sd_on(self, user, rel, access, secinfo, owner=None, group=None, aces=None,
-                  share="richacl", null_dacl=False):
+                  share="richacl", null_dacl=False, conn=None):
         """set_sd with any of owner, group and a DACL of (type, sid, mask)
         or (type, sid, mask, flags), or a NULL DACL (DACL_PRESENT without a
-        DACL)."""
-        c = self.conn_on(user, share)
+        DACL); through conn if given (a fresh session), else user's."""
+        c = conn or self.conn_on(user, share)
         st, fnum = self.smb(c.create, self.w(rel), DesiredAccess=access,
                             ShareAccess=run.SHARE_ALL, CreateDisposition=run.FILE_OPEN,
                             CreateOptions=0)
@@ -700,25 +700,12 @@ class Verdict(run.Suite):
                               self.l_setrichacl("carol", "k2atk/twk", "--set",
                                                 f"owner@:{FULL_FILE}::allow"))
             before = self.state_of("k2atk/tw")
-            c = self.fresh_conn("carol", "richacl")
-            st, fnum = self.smb(c.create, self.w("k2atk/tw"),
-                                DesiredAccess=WRITE_OWNER | run.WRITE_DAC | run.READ_CONTROL,
-                                ShareAccess=run.SHARE_ALL, CreateDisposition=run.FILE_OPEN,
-                                CreateOptions=0)
-            if st == OK:
-                sd = security.descriptor()
-                sd.type = security.SEC_DESC_SELF_RELATIVE | security.SEC_DESC_DACL_PRESENT
-                sd.owner_sid = security.dom_sid(self.sids["carol"])
-                sd.dacl = security.acl()
-                sd.dacl.revision = security.SECURITY_ACL_REVISION_NT4
-                ace = security.ace()
-                ace.type = A
-                ace.access_mask = run.FILE_ALL_ACCESS
-                ace.trustee = security.dom_sid(self.sids["carol"])
-                sd.dacl_add(ace)
-                st = self.smb(c.set_sd, fnum, sd,
-                              security.SECINFO_OWNER | security.SECINFO_DACL)[0]
-                self.smb(c.close, fnum)
+            st = self.set_sd_on("carol", "k2atk/tw",
+                                WRITE_OWNER | run.WRITE_DAC | run.READ_CONTROL,
+                                security.SECINFO_OWNER | security.SECINFO_DACL,
+                                owner=self.sids["carol"],
+                                aces=[(A, self.sids["carol"], run.FILE_ALL_ACCESS)],
+                                conn=self.fresh_conn("carol", "richacl"))
             self.r.check(row, "carol (SeTakeOwnership) takes k2atk/tw and sets its DACL in "
                          "one request: refused", st != OK, f"got {st}")
             after = self.state_of("k2atk/tw")
