@@ -3802,6 +3802,52 @@ static uint32_t richacl_overwrite_access(const struct smb_filename *smb_fname,
 	}
 }
 
+/*
+ * Creating a named stream needs FILE_WRITE_DATA on its file (MS-FSA
+ * 2.1.5.1.2).  smbd opens the file of a new stream as its creator, without
+ * checking the file for any access, and leaves the decision to whatever
+ * stores the stream: with streams_xattr, the kernel's rule for user.*
+ * xattrs (write_data on a richacl inode, the write bit without one).  So
+ * smbd's access check is asked for FILE_WRITE_DATA on the file, with the
+ * descriptor this module shows the caller, before a stream that does not
+ * exist yet may be created, whatever the stream module and the file system
+ * below would decide.  A file that does not exist is created along with its
+ * stream, by the rules for new files.
+ */
+static NTSTATUS richacl_check_new_stream(struct vfs_handle_struct *handle,
+					 const struct smb_filename *smb_fname,
+					 uint32_t create_disposition)
+{
+	struct smb_filename *base = NULL;
+	NTSTATUS status;
+
+	if (!is_named_stream(smb_fname) || VALID_STAT(smb_fname->st) ||
+	    create_disposition == FILE_OPEN ||
+	    create_disposition == FILE_OVERWRITE) {
+		return NT_STATUS_OK;
+	}
+	status = synthetic_pathref(talloc_tos(), handle->conn->cwd_fsp,
+				   smb_fname->base_name, NULL, NULL,
+				   smb_fname->twrp, smb_fname->flags, &base);
+	if (NT_STATUS_EQUAL(status, NT_STATUS_OBJECT_NAME_NOT_FOUND)) {
+		return NT_STATUS_OK;
+	}
+	if (!NT_STATUS_IS_OK(status)) {
+		DBG_NOTICE("%s: no file to check for the new stream: %s\n",
+			   smb_fname_str_dbg(smb_fname), nt_errstr(status));
+		return status;
+	}
+	status = smbd_check_access_rights_fsp(handle->conn->cwd_fsp, base->fsp,
+					      false, SEC_FILE_WRITE_DATA);
+	if (!NT_STATUS_IS_OK(status)) {
+		DBG_NOTICE("%s: creating a stream needs FILE_WRITE_DATA on the "
+			   "file: %s\n", smb_fname_str_dbg(smb_fname),
+			   nt_errstr(status));
+	}
+	TALLOC_FREE(base);
+	return status;
+}
+
 static NTSTATUS richacl_create_file(struct vfs_handle_struct *handle,
 				    struct smb_request *req,
 				    struct files_struct *dirfsp,
@@ -3848,6 +3894,10 @@ static NTSTATUS richacl_create_file(struct vfs_handle_struct *handle,
 		SMB_VFS_HANDLE_GET_DATA(handle, config, struct richacl_config,
 					return NT_STATUS_INTERNAL_ERROR);
 		config->create_sd = sd;
+	}
+	status = richacl_check_new_stream(handle, smb_fname, create_disposition);
+	if (!NT_STATUS_IS_OK(status)) {
+		return status;
 	}
 	access_mask |= richacl_overwrite_access(smb_fname, create_disposition);
 	status = SMB_VFS_NEXT_CREATE_FILE(handle, req, dirfsp, smb_fname,

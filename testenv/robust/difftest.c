@@ -634,7 +634,7 @@ enum op {
 	OP_OPEN_WAT, OP_TRUNCATE, OP_FTRUNCATE_APPEND, OP_ACCESS, OP_OPENDIR, OP_CHDIR, OP_CREATE, OP_MKDIR,
 	OP_UNLINK, OP_RMDIR, OP_RENAME, OP_RENAME_OVER, OP_EXCHANGE,
 	OP_CHMOD, OP_CHOWN_SELF, OP_CHGRP, OP_UTIMES_SET, OP_UTIMES_NOW,
-	OP_SETACL, OP_REMOVEACL, OP_GETACL, NOPS
+	OP_SETACL, OP_REMOVEACL, OP_GETACL, OP_GETXATTR_USER, OP_SETXATTR_USER, NOPS
 };
 
 static const char *const op_names[NOPS] = {
@@ -645,6 +645,7 @@ static const char *const op_names[NOPS] = {
 	"unlink", "rmdir", "rename", "rename-over", "rename-exchange",
 	"chmod", "chown-to-self", "chgrp", "utimensat(explicit)", "utimensat(now)",
 	"setxattr(system.richacl)", "removexattr(system.richacl)", "getxattr(system.richacl)",
+	"getxattr(user.*)", "setxattr(user.*)",
 };
 
 static const int open_flags[] = {
@@ -730,8 +731,12 @@ static void random_action(struct state *s, const struct cred *c, struct action *
 		a->op = OP_SETACL;
 	else if (w < 960)
 		a->op = OP_REMOVEACL;
-	else
+	else if (w < 975)
 		a->op = OP_GETACL;
+	else if (w < 988)
+		a->op = OP_GETXATTR_USER;
+	else
+		a->op = OP_SETXATTR_USER;
 
 	switch (a->op) {
 	case OP_OPEN_R: case OP_OPEN_W: case OP_OPEN_RW: case OP_OPEN_WA:
@@ -786,7 +791,7 @@ static void random_action(struct state *s, const struct cred *c, struct action *
 		a->arg = (int)rnd(&s->rng, 01000) | (s->o[a->a].isdir && chance(&s->rng, 20) ? S_ISVTX : 0);
 		break;
 	case OP_CHOWN_SELF: case OP_UTIMES_SET: case OP_UTIMES_NOW:
-	case OP_REMOVEACL: case OP_GETACL:
+	case OP_REMOVEACL: case OP_GETACL: case OP_GETXATTR_USER: case OP_SETXATTR_USER:
 		a->a = rnd(&s->rng, NOBJ);
 		break;
 	case OP_CHGRP:
@@ -907,6 +912,16 @@ static bool predict(const struct state *s, const struct action *a, const struct 
 		       (is_owner(o, c) || may(o, c, K_MAY_WRITE) || may(o, c, K_MAY_SET_TIMES));
 	case OP_GETACL:
 		return can_reach(s, a->a, c);
+	case OP_GETXATTR_USER:
+		/* xattr_permission(): read_data; read_named_attrs is not asked */
+		return can_reach(s, a->a, c) && may(o, c, K_MAY_READ);
+	case OP_SETXATTR_USER:
+		/* in a sticky directory only its owner; then write_data */
+		if (!can_reach(s, a->a, c))
+			return false;
+		if (o->isdir && (o->mode & S_ISVTX) && !is_owner(o, c))
+			return false;
+		return may(o, c, K_MAY_WRITE);
 	case NOPS:
 		break;
 	}
@@ -1031,6 +1046,13 @@ static int perform(struct state *s, struct action *a, const struct cred *c,
 		if (*glen < 0 && errno != ENODATA)
 			return errno;
 		return 0;
+	case OP_GETXATTR_USER:
+		if (lgetxattr(o->path, "user.difftest", gbuf, 65536) < 0 && errno != ENODATA)
+			return errno;
+		return 0;
+	case OP_SETXATTR_USER:
+		ret = lsetxattr(o->path, "user.difftest", "x", 1, 0);
+		break;
 	case NOPS:
 		break;
 	}

@@ -112,7 +112,7 @@ PLAIN_OK=0
 mount -t ext4 "$PLAIN_DEV" "$P" 2>/dev/null && PLAIN_OK=1
 
 GROUPS_ALL=(mount kunit posix mode_plain mode_rich create delete rename write_acl write_owner
-	write_attributes append append_fd owner_narrow owner_rights chmod inherit auto_inherit equiv rcu invalid
+	write_attributes user_xattrs append append_fd owner_narrow owner_rights chmod inherit auto_inherit equiv rcu invalid
 	unmapped xsize ksec1 ksec2 ksec3 ksec4 ksec5 ksec6 ksec7 ksec8 ksec9
 	attack1 attack2 attack3 attack4 attack5 attack6 attack7 attack8 attack9 attack10
 	attack2_1 attack2_2 attack2_3 attack2_4 attack2_5 attack2_6 attack2_7 caps fsck dmesg)

@@ -104,6 +104,70 @@ t_write_attributes() {
 	expect OK carol "write_attributes through a group entry" utimes "$B/f4" 1000000000
 }
 
+# User extended attributes follow the data permissions, not read_named_attrs
+# / write_named_attrs: Samba keeps a file's named streams and DOS attributes
+# in user.* xattrs too, and the kernel cannot tell them from extended
+# attributes (docs/design.md, "User extended attributes").
+t_user_xattrs() {
+	group_begin K-UXATTR "user.* xattrs: read_data / write_data decide, not R / W"
+	require_richacl || return
+	local B=$R/uxattr
+	fresh_dir "$B"
+	local f stream='user.DosStream.secret:$DATA'
+	for f in w W R R2 r x dW; do
+		echo x >"$B/$f"
+		"$KT" setxattr "$B/$f" user.t 6f6c64 >/dev/null
+		"$KT" setxattr "$B/$f" "$stream" 544f50534543524554 >/dev/null
+	done
+	setacl 'user:1001:rw::allow' "$B/w"
+	setacl 'everyone@:raS::allow user:1001:rWaAS::allow' "$B/W"
+	setacl 'user:1001:RaS::allow' "$B/R"
+	setacl 'user:1001:r::deny everyone@:rRaS::allow' "$B/R2"
+	setacl 'user:1001:r::allow' "$B/r"
+	setacl 'user:1001:x::allow' "$B/x"
+	setacl 'user:1001:W::deny user:1001:rw::allow' "$B/dW"
+	mkdir "$B/sticky"
+	chmod 1777 "$B/sticky"
+	setacl 'user:1001:rwpxRW::allow' "$B/sticky"
+
+	expect OK alice "write_data sets a user xattr" setxattr "$B/w" user.t 6e6577
+	check_eq "the value set is stored" "OK 6e6577" "$("$KT" getxattr "$B/w" user.t)"
+	expect OK alice "write_data removes a user xattr" removexattr "$B/w" user.t
+	expect OK alice "read_data reads a user xattr" getxattr "$B/r" user.t
+	expect DENIED alice "read_data alone does not set a user xattr" setxattr "$B/r" user.t 6e6577
+	check_eq "the refused set changed nothing" "OK 6f6c64" "$("$KT" getxattr "$B/r" user.t)"
+	expect DENIED alice "neither right: reading a user xattr refused" getxattr "$B/x" user.t
+
+	# write_named_attrs alone: not even Samba's stream and DOS attribute xattrs
+	expect DENIED alice "write_named_attrs alone does not set a user xattr" \
+		setxattr "$B/W" user.t 6e6577
+	expect DENIED alice "write_named_attrs alone does not overwrite a stream xattr" \
+		setxattr "$B/W" "$stream" 50574e4544
+	expect DENIED alice "write_named_attrs alone does not create a stream xattr" \
+		setxattr "$B/W" 'user.DosStream.evil:$DATA' 4556494c
+	expect DENIED alice "write_named_attrs alone does not remove a stream xattr" \
+		removexattr "$B/W" "$stream"
+	expect DENIED alice "write_named_attrs alone does not forge user.DOSATTRIB" \
+		setxattr "$B/W" user.DOSATTRIB 3078323700
+	check_eq "the stream xattr is unchanged" "OK 544f50534543524554" "$("$KT" getxattr "$B/W" "$stream")"
+	check_eq "no user.DOSATTRIB was stored" "ENODATA" "$("$KT" getxattr "$B/W" user.DOSATTRIB | cut -d' ' -f1)"
+
+	# read_named_attrs alone: not the data of a stream
+	expect DENIED alice "read_named_attrs alone does not read a user xattr" getxattr "$B/R" user.t
+	expect DENIED alice "read_named_attrs alone does not read a stream xattr" \
+		getxattr "$B/R" "$stream"
+	expect DENIED alice "read_named_attrs after a deny of read_data does not read a stream xattr" \
+		getxattr "$B/R2" "$stream"
+	expect DENIED alice "read_named_attrs does not grant reading the data" open "$B/R" r
+
+	expect OK alice "named attribute entries are not consulted: a deny of W does not stop write_data" \
+		setxattr "$B/dW" user.t 6e6577
+	expect EPERM alice "sticky directory: a non-owner sets no user xattrs" \
+		setxattr "$B/sticky" user.t 6e6577
+	expect_sh DENIED alice "write_named_attrs does not set system.richacl" \
+		'"$1" --set "everyone@:rwp::allow" "$2"' "$SETRICHACL" "$B/W"
+}
+
 # §3 item 7: write_data vs append_data on files.
 t_append() {
 	group_begin K-APPEND "§3.7 write vs append (S-A4)"

@@ -68,8 +68,17 @@ code under test printed.
   S-W-stream creating a named stream needs FILE_WRITE_DATA on the file
              (MS-FSA 2.1.5.1.2), on [rstreams] (streams_xattr above richacl):
              bob, who may write the file's named attributes but not its
-             data, cannot create f:s; with write_data he can, and reads it
-             back.
+             data, cannot create f:s, not even for a handle that only
+             reads (FILE_CREATE, FILE_OPEN_IF) or reads attributes
+             (FILE_SUPERSEDE, FILE_OVERWRITE_IF); with write_data he can,
+             and reads it back.
+  S-W-ea     extended attributes need FILE_WRITE_EA / FILE_READ_EA on the
+             handle, and, stricter than Windows, write_data / read_data in
+             the kernel (user.* xattrs also hold streams and the DOS
+             attributes): bob with write_data and FILE_WRITE_EA sets an EA;
+             with FILE_WRITE_EA alone his set is refused; with write_data
+             alone he cannot open for it; the same for reading. EAs named
+             like smbd's stream and DOS attribute xattrs are refused.
   S-W-null   a NULL DACL set over SMB reads back as a NULL DACL, as on
              Windows, while the kernel holds
              everyone@ allowed everything (M10) and grants everybody the
@@ -108,6 +117,7 @@ usage: windows.py --state DIR --path DIR --plain-path DIR [--tools DIR]
 import ctypes
 import errno
 import os
+import struct
 
 from impacket import nt_errors, smb3structs, smbconnection
 from impacket.smb3structs import SMB2_DIALECT_21
@@ -137,7 +147,7 @@ NO_XATTR = f"<{os.strerror(errno.ENODATA)}>"   # run.Suite.xattr() of a missing 
 class Windows(verdict.Verdict):
     ROWS = ["S-W-fa", "S-W-plain", "S-W-apply", "S-W-owner", "S-W-creator", "S-W-rmdir",
             "S-W-exec", "S-W-lock", "S-W-merge", "S-W-null", "S-W-m8", "S-W-mask",
-            "S-W-overwrite", "S-W-stream"]
+            "S-W-overwrite", "S-W-stream", "S-W-ea"]
 
     def __init__(self, args):
         super().__init__(args)
@@ -573,7 +583,8 @@ class Windows(verdict.Verdict):
 
     @staticmethod
     def raw_status(exc):
-        code = exc.getErrorCode() if hasattr(exc, "getErrorCode") else None
+        code = exc.getErrorCode() if hasattr(exc, "getErrorCode") else \
+            exc.get_error_code() if hasattr(exc, "get_error_code") else None
         if code is None:
             return f"{type(exc).__name__}: {exc}"
         return "NT_" + nt_errors.ERROR_MESSAGES.get(code, (f"0x{code:08x}",))[0]
@@ -1420,24 +1431,144 @@ class Windows(verdict.Verdict):
         row = "S-W-stream"
         self.mkdir("wstream", f"everyone@:{run.RX_DIR}::allow")
         base = f"owner@:{run.FULL_FILE}::allow everyone@:{run.R_FILE}::allow"
-        for name, entry, want in (("n", "rWaAS", run.DENIED), ("w", "rwWaAS", OK)):
+        rw = run.WRITE_DATA | run.READ_DATA | run.SYNCHRONIZE
+        ro = run.READ_DATA | run.SYNCHRONIZE
+        ra = security.SEC_FILE_READ_ATTRIBUTE | run.SYNCHRONIZE
+        cases = (
+            # (name, bob's entry, access asked for, disposition, want)
+            ("n", "rWaAS", rw, run.FILE_CREATE, run.DENIED),
+            # the access asked for is not what decides: a new stream needs
+            # write_data on the file even for a handle that only reads
+            ("nr", "rWaAS", ro, run.FILE_CREATE, run.DENIED),
+            ("ni", "rWaAS", ro, run.FILE_OPEN_IF, run.DENIED),
+            ("ns", "rWaAS", ra, FILE_SUPERSEDE, run.DENIED),
+            ("no", "rWaAS", ra, run.FILE_OVERWRITE_IF, run.DENIED),
+            ("w", "rwWaAS", rw, run.FILE_CREATE, OK),
+            ("wr", "rwWaAS", ro, run.FILE_OPEN_IF, OK),
+        )
+        for name, entry, access, disposition, want in cases:
             rel = f"wstream/{name}"
             self.mkfile(rel, b"base\n", owner=1001, acl=f"{base} user:bob:{entry}::allow")
             c = self.conn_on("bob", "rstreams")
-            st, fnum = self.smb(c.create, self.w(rel) + ":s",
-                                DesiredAccess=run.WRITE_DATA | run.READ_DATA | run.SYNCHRONIZE,
-                                ShareAccess=run.SHARE_ALL, CreateDisposition=run.FILE_CREATE,
+            st, fnum = self.smb(c.create, self.w(rel) + ":s", DesiredAccess=access,
+                                ShareAccess=run.SHARE_ALL, CreateDisposition=disposition,
                                 CreateOptions=run.FILE_NON_DIRECTORY_FILE)
             if st == OK:
-                self.smb(c.write, fnum, b"stream", 0)
+                if access & run.WRITE_DATA:
+                    self.smb(c.write, fnum, b"stream", 0)
                 self.smb(c.close, fnum)
-            self.expect_smb(row, f"[rstreams] bob (bob: {entry}) creates {rel}:s", want, st)
-            st, data = self.smb(c.loadfile, self.w(rel) + ":s")
-            self.expect_state(row, f"{rel}:s " + ("holds what bob wrote" if want == OK
-                                                   else "does not exist"),
-                              (st == OK and data == b"stream") if want == OK else st != OK,
-                              f"{st} {data!r}")
+            self.expect_smb(row, f"[rstreams] bob (bob: {entry}) creates {rel}:s "
+                            f"(disposition {disposition}, access {access:#x})", want, st)
+            streams = [n for n in os.listxattr(self.p(rel)) if n.startswith("user.DosStream.")]
+            if want == OK:
+                self.expect_state(row, f"{rel}:s exists", len(streams) == 1, repr(streams))
+            else:
+                self.expect_state(row, f"{rel}:s does not exist", streams == [],
+                                  repr(streams))
+            if want == OK and access & run.WRITE_DATA:
+                st, data = self.smb(c.loadfile, self.w(rel) + ":s")
+                self.expect_state(row, f"{rel}:s holds what bob wrote",
+                                  st == OK and data == b"stream", f"{st} {data!r}")
             self.expect_content(row, rel, b"base\n")
+
+    def raw_ea(self, user, rel, access, set_value=None, name=b"WINEA"):
+        """Open rel as user for access, then set the EA name to set_value
+        (SET_INFO FileFullEaInformation) or, without set_value, read the
+        file's EAs (QUERY_INFO FileFullEaInformation).  (open status,
+        status of the request, the EA buffer read)."""
+        conn, tid = self.raw_conn(user)
+        try:
+            st, fid = self.raw_open(conn, tid, rel, access)
+            if st != OK:
+                return st, None, None
+            smb = conn._SMBConnection
+            data = None
+            try:
+                if set_value is not None:
+                    blob = struct.pack("<IBBH", 0, 0, len(name), len(set_value)) + \
+                        name + b"\0" + set_value
+                    smb.setInfo(tid, fid, inputBlob=blob,
+                                infoType=smb3structs.SMB2_0_INFO_FILE,
+                                fileInfoClass=smb3structs.SMB2_FULL_EA_INFO)
+                else:
+                    data = smb.queryInfo(tid, fid, infoType=smb3structs.SMB2_0_INFO_FILE,
+                                         fileInfoClass=smb3structs.SMB2_FULL_EA_INFO)
+                rst = OK
+            except Exception as e:          # noqa: BLE001 - impacket raises its own
+                rst = self.raw_status(e)
+            conn.closeFile(tid, fid)
+            return OK, rst, data
+        finally:
+            conn.close()
+
+    def s_w_ea(self):
+        """S-W-ea: EAs need FILE_READ_EA / FILE_WRITE_EA on the handle and the
+        data rights in the kernel; smbd's private xattrs are no EAs."""
+        row = "S-W-ea"
+        denied = "NT_STATUS_ACCESS_DENIED"
+        self.mkdir("wea", f"everyone@:{run.RX_DIR}::allow")
+        base = f"owner@:{run.FULL_FILE}::allow"
+        read_ea = security.SEC_FILE_READ_EA | run.SYNCHRONIZE
+        write_ea = run.READ_DATA | security.SEC_FILE_WRITE_EA | run.SYNCHRONIZE
+        for name, entry in (("wW", "rwWaS"), ("W", "rWaS"), ("w", "rwaS"), ("rR", "rRaS"),
+                            ("R", "RaS"), ("r", "raS"), ("all", "rwWaAS")):
+            self.mkfile(f"wea/{name}", b"data\n", owner=1001,
+                        acl=f"{base} user:bob:{entry}::allow")
+            os.setxattr(self.p(f"wea/{name}"), "user.WINEA", b"alice")
+
+        def ea_of(rel):
+            return self.xattr(rel, "user.WINEA")
+
+        st, rst, _ = self.raw_ea("bob", "wea/wW", write_ea, b"bob")
+        self.expect_smb(row, "bob (rwWaS) opens wea\\wW for FILE_WRITE_EA", OK, st)
+        self.expect_smb(row, "bob sets an EA on wea\\wW", OK, rst)
+        self.expect_state(row, "wea/wW holds bob's EA as user.WINEA", ea_of("wea/wW") == b"bob",
+                          repr(ea_of("wea/wW")))
+
+        # documented: stricter than Windows, the kernel asks write_data
+        st, rst, _ = self.raw_ea("bob", "wea/W", write_ea, b"bob")
+        self.expect_smb(row, "bob (rWaS: FILE_WRITE_EA, no write_data) opens wea\\W for "
+                        "FILE_WRITE_EA", OK, st)
+        self.expect_smb(row, "bob's EA on wea\\W is refused (the kernel asks write_data)",
+                        denied, rst)
+        self.expect_state(row, "wea/W keeps alice's EA", ea_of("wea/W") == b"alice",
+                          repr(ea_of("wea/W")))
+        self.expect_content(row, "wea/W", b"data\n")
+
+        st, _, _ = self.raw_ea("bob", "wea/w", write_ea, b"bob")
+        self.expect_smb(row, "bob (rwaS: write_data, no FILE_WRITE_EA) opens wea\\w for "
+                        "FILE_WRITE_EA", denied, st)
+        self.expect_state(row, "wea/w keeps alice's EA", ea_of("wea/w") == b"alice",
+                          repr(ea_of("wea/w")))
+
+        st, rst, data = self.raw_ea("bob", "wea/rR", read_ea)
+        self.expect_smb(row, "bob (rRaS) opens wea\\rR for FILE_READ_EA", OK, st)
+        self.expect_smb(row, "bob reads the EAs of wea\\rR", OK, rst)
+        self.expect_state(row, "the EAs read hold alice's WINEA",
+                          data is not None and b"WINEA" in bytes(data).upper() and
+                          b"alice" in bytes(data), repr(data))
+
+        # documented: stricter than Windows, the kernel asks read_data
+        st, rst, data = self.raw_ea("bob", "wea/R", read_ea)
+        self.expect_smb(row, "bob (RaS: FILE_READ_EA, no read_data) opens wea\\R for "
+                        "FILE_READ_EA", OK, st)
+        self.expect_smb(row, "reading the EAs of wea\\R is refused (the kernel asks "
+                        "read_data)", denied, rst)
+
+        st, _, _ = self.raw_ea("bob", "wea/r", read_ea)
+        self.expect_smb(row, "bob (raS: read_data, no FILE_READ_EA) opens wea\\r for "
+                        "FILE_READ_EA", denied, st)
+
+        # smbd's own xattrs are not EAs a client may set
+        for ea in (b"DosStream.evil:$DATA", b"DOSSTREAM.EVIL:$DATA", b"DOSATTRIB"):
+            st, rst, _ = self.raw_ea("bob", "wea/all", write_ea, b"\x27", name=ea)
+            self.expect_smb(row, "bob (rwWaAS) opens wea\\all for FILE_WRITE_EA", OK, st)
+            self.expect_smb_any(row, f"bob's EA named {ea.decode()} is refused",
+                                ["NT_STATUS_INVALID_EA_NAME", denied], rst)
+        names = os.listxattr(self.p("wea/all"))
+        self.expect_state(row, "wea/all has no stream and no user.DOSATTRIB from bob",
+                          not any(n.lower().startswith("user.dosstream.") for n in names) and
+                          self.xattr("wea/all", "user.DOSATTRIB") != b"\x27", repr(names))
 
     def s_w_mask(self):
         """S-W-mask: a user whom the masks leave without entries stays in the
