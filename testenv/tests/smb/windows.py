@@ -1444,6 +1444,8 @@ class Windows(verdict.Verdict):
             ("ns", "rWaAS", ra, FILE_SUPERSEDE, run.DENIED),
             ("no", "rWaAS", ra, run.FILE_OVERWRITE_IF, run.DENIED),
             ("w", "rwWaAS", rw, run.FILE_CREATE, OK),
+            # a deny of FILE_WRITE_EA does not matter: write_data decides
+            ("dW", "W::deny user:bob:rwaAS", rw, run.FILE_CREATE, OK),
             ("wr", "rwWaAS", ro, run.FILE_OPEN_IF, OK),
         )
         for name, entry, access, disposition, want in cases:
@@ -1470,6 +1472,20 @@ class Windows(verdict.Verdict):
                 self.expect_state(row, f"{rel}:s holds what bob wrote",
                                   st == OK and data == b"stream", f"{st} {data!r}")
             self.expect_content(row, rel, b"base\n")
+        # a directory's stream needs add_file (FILE_WRITE_DATA) on it
+        self.mkdir("wstream/d", f"owner@:{FULL_DIR}::allow user:bob:rxWaAS::allow", owner=1001)
+        c = self.conn_on("bob", "rstreams")
+        st, fnum = self.smb(c.create, self.w("wstream/d") + ":s", DesiredAccess=ro,
+                            ShareAccess=run.SHARE_ALL, CreateDisposition=run.FILE_CREATE,
+                            CreateOptions=0)
+        if st == OK:
+            self.smb(c.close, fnum)
+        self.expect_smb(row, "[rstreams] bob (rxWaAS, no add_file) creates wstream\\d:s",
+                        run.DENIED, st)
+        self.expect_state(row, "wstream/d has no stream",
+                          not any(n.startswith("user.DosStream.")
+                                  for n in os.listxattr(self.p("wstream/d"))),
+                          repr(os.listxattr(self.p("wstream/d"))))
 
     def raw_ea(self, user, rel, access, set_value=None, name=b"WINEA"):
         """Open rel as user for access, then set the EA name to set_value
