@@ -5,13 +5,17 @@
 #     FAIL <ID> [<rule>] <description>: <details>
 # optionally followed by "# ..." diagnostic lines, and a final
 #     N passed, N failed
-# IDs are <GROUP>-<n>, numbered in the order the checks appear in the group.
+# Check names are <GROUP>/<name>, where <name> is the check's description in
+# lower case with every run of other characters than letters, digits and
+# "_" turned into one "-".  A name stays the same when checks are added or
+# moved; a description that repeats within a group gets "~2", "~3", ... in
+# the order the repeats run.
 
 PASS=0
 FAIL=0
 GROUP=""
 RULE=""
-NCHECK=0
+declare -A SEEN=()
 
 # Users of SEMANTICS.md section 2 (created in the guest by testenv/guest/init.sh):
 # name -> "uid gid supplementary-gids" (staff = 2000 = {bob, carol}).
@@ -21,21 +25,36 @@ declare -A CRED=([alice]="1001 1001 " [bob]="1002 1002 $STAFF" [carol]="1003 100
 group_begin() {	# ID "rule reference"
 	GROUP=$1
 	RULE=$2
-	NCHECK=0
+}
+
+# check_name DESCRIPTION: sets NAME to <GROUP>/<name> (see above).
+check_name() {
+	local n=${1,,}
+	n=${n//[^a-z0-9_]/-}
+	while [[ $n == *--* ]]; do
+		n=${n//--/-}
+	done
+	n=${n#-}
+	n=${n%-}
+	NAME=$GROUP/$n
+	SEEN[$NAME]=$((${SEEN[$NAME]:-0} + 1))
+	[ "${SEEN[$NAME]}" = 1 ] || NAME=$NAME~${SEEN[$NAME]}
 }
 
 pass() {	# description
+	local NAME
 	PASS=$((PASS + 1))
-	NCHECK=$((NCHECK + 1))
-	echo "ok $GROUP-$NCHECK [$RULE] $1"
+	check_name "$1"
+	echo "ok $NAME [$RULE] $1"
 }
 
 fail() {	# description details [diagnostic lines...]
 	local desc=$1 details=$2
 	shift 2
+	local NAME
 	FAIL=$((FAIL + 1))
-	NCHECK=$((NCHECK + 1))
-	echo "FAIL $GROUP-$NCHECK [$RULE] $desc: $details"
+	check_name "$desc"
+	echo "FAIL $NAME [$RULE] $desc: $details"
 	local l
 	for l in "$@"; do
 		printf '%s\n' "$l" | sed 's/^/#   /'
@@ -220,12 +239,12 @@ xattr_of() {
 require_richacl() {
 	if [ "$RICH_OK" != 1 ]; then
 		FAIL=$((FAIL + 1))
-		echo "FAIL $GROUP-all [$RULE] not run: $RICH_WHY"
+		echo "FAIL $GROUP/all [$RULE] not run: $RICH_WHY"
 		return 1
 	fi
 	if [ ! -x "$SETRICHACL" ] || [ ! -x "$GETRICHACL" ]; then
 		FAIL=$((FAIL + 1))
-		echo "FAIL $GROUP-all [$RULE] not run: getrichacl/setrichacl not found in $TOOLS"
+		echo "FAIL $GROUP/all [$RULE] not run: getrichacl/setrichacl not found in $TOOLS"
 		return 1
 	fi
 }

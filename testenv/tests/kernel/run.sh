@@ -20,7 +20,7 @@
 # Prints one "ok"/"FAIL" line per check and ends with "N passed, N failed";
 # exits non-zero if anything failed.
 #
-# Groups (check IDs are <ID>-<n>) and the SEMANTICS.md section 3 item each
+# Groups (check names are <ID>/<name>, see lib.sh) and the SEMANTICS.md section 3 item each
 # one proves (items numbered in the order section 3 lists them, 1-15):
 #   mount       K-MOUNT       the ext4 richacl feature bit; POSIX ACLs off there
 #   kunit       K-KUNIT       the fs/richacl.c KUnit suite (run at boot)
@@ -43,20 +43,20 @@
 #   invalid     K-INVAL       item 14: invalid xattr values: EINVAL, no change
 #   unmapped    K-UNMAPPED    M9: unmapped identifiers match nobody
 #   xsize       K-SIZE        the largest acl ext4 stores, with and without ea_inode
-#   ksec1       K-SEC-1       the chmod permission does not hand out set-id bits
-#   ksec2       K-SEC-2       setting a richacl clears setgid outside the group
-#   ksec3       K-SEC-3       DAC capabilities do not buy MAY_DELETE_SELF
-#   ksec4       K-SEC-4       the create mode limits every class's file mask
-#   ksec5       K-SEC-5       overlayfs refuses richacl layers
-#   ksec6       K-SEC-6       a rename whiteout needs add_file in the source dir
-#   ksec7       K-SEC-7       take_ownership works on set-id files, clears them
-#   ksec8       K-SEC-8       append-only opens ask only the acl
-#   ksec9       K-SEC-9       idmapped refusal only on richacl inodes
-#   attack1..10 K-ATTACK-n    a second outside attack (t-70-attack.sh): set-id
-#                             bits, append-only opens, renames, RCU walk,
-#                             malformed values, capabilities, the mode bound
-#   attack2_1..7 K-ATTACK2-n  a third outside attack (t-80-attack2.sh) on the fixes
-#                             of the second: set-id bits, kill-suid, devices, masks
+#   setid_*     K-SETID-*     set-id bits through chmod, setrichacl, take_ownership,
+#                             chown, kill-suid (t-60-setid.sh)
+#   caps_acl_changes K-CAPS-ACL one capability alone buys no acl change (t-62-caps.sh)
+#   delete_dac_caps, create_mode_private, rename_whiteout, rename_both_dirs
+#               K-DELETE-CAPS, K-CREATE-MODE, K-RENAME-*: create, delete and rename
+#                             rules (t-64-create-delete-rename.sh)
+#   append_*    K-APPEND-*    append-only opens (t-66-append.sh)
+#   overlay_refused, userns_overlay, idmap_richacl_only
+#               K-OVL-REFUSED, K-USERNS-OVL, K-IDMAP-RICHONLY: overlayfs, user
+#                             namespaces, idmapped mounts (t-68-layers.sh)
+#   masks_*     K-MASKS-*     the mode bounds what the acl grants (t-70-masks.sh)
+#   walk_rcu_updates, xattr_malformed
+#               K-WALK-RCU, K-XATTR-MALFORMED: RCU walk, malformed values
+#                             (t-72-walk-values.sh)
 #   caps        K-CAPS        one capability buys no more on richacl than on plain ext4
 #   fsck        K-FSCK        e2fsck reports and removes damaged richacls, and only those
 #   dmesg       K-DMESG       no BUG/WARNING/Oops in the kernel log
@@ -92,6 +92,7 @@ export LC_ALL=C
 umask 022
 
 . "$here/lib.sh"
+. "$here/lib-attack.sh"
 for f in "$here"/t-*.sh; do
 	. "$f"
 done
@@ -113,9 +114,12 @@ mount -t ext4 "$PLAIN_DEV" "$P" 2>/dev/null && PLAIN_OK=1
 
 GROUPS_ALL=(mount kunit posix mode_plain mode_rich create delete rename write_acl write_owner
 	write_attributes user_xattrs append append_fd owner_narrow owner_rights chmod inherit auto_inherit equiv rcu invalid
-	unmapped xsize ksec1 ksec2 ksec3 ksec4 ksec5 ksec6 ksec7 ksec8 ksec9
-	attack1 attack2 attack3 attack4 attack5 attack6 attack7 attack8 attack9 attack10
-	attack2_1 attack2_2 attack2_3 attack2_4 attack2_5 attack2_6 attack2_7 caps fsck dmesg)
+	unmapped xsize setid_chmod setid_setacl_sgid setid_take_ownership setid_kill_keeps_acl
+	setid_program setid_foreign_group setid_chmod_caps setid_setacl_caps setid_modify
+	setid_chown caps_acl_changes delete_dac_caps create_mode_private rename_whiteout
+	rename_both_dirs append_acl_decides append_stays append_nonregular overlay_refused
+	userns_overlay idmap_richacl_only masks_mode_bound masks_raw_values
+	masks_explicit_chmod walk_rcu_updates xattr_malformed caps fsck dmesg)
 if [ $# -gt 0 ]; then
 	groups=("$@")
 else

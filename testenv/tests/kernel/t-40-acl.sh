@@ -145,7 +145,7 @@ t_inherit() {
 	check_eq "the creator owns the file" 1001:1001 "$(owner_of "$B/own/f")"
 
 	# A local create: the create mode limits every class's mask, also in
-	# the rights no mode bit stands for (algorithms.md 5.2, v28; K-SEC-4).
+	# the rights no mode bit stands for (algorithms.md 5.2, v28; K-CREATE-MODE).
 	# touch asks for 0666: inherited delete and write_acl are masked away,
 	# read and write stay.  smbd restores the inherited rights in full on
 	# its own creates (S-I3, the SMB suite).
@@ -426,7 +426,7 @@ t_invalid() {
 	expect OK root "section 8 example 2 accepted" setxattr "$B/d2" system.richacl \
 		"$(xhdr 0 1 2 0 0 0)$(xent 1 3 0x23 1000)$(xent 0 0xc0 1 100)"
 	# the value has empty masks and no masked flag: the kernel computes
-	# the masks, so that the mode shows what the acl grants (K-ATTACK-10)
+	# the masks, so that the mode shows what the acl grants (K-MASKS-BOUND)
 	check_text "section 8 example 2 reads back, with computed masks" "$(raw_text d2 a r r "" \
 		'user:1000:rwx:fd:deny' 'group:100:r:a:allow')" gra_in "$B" --raw --numeric-ids d2
 	check_eq "section 8 example 2: mode from the computed masks" 440 "$(mode_of "$B/d2")"
